@@ -1,0 +1,30 @@
+"""Sleuth's compiler: spec text -> checked game model -> backends.
+
+The pipeline, one module per stage:
+
+    source.py      YAML with positions (every scalar knows its file:line:col)
+    grammar.lark   the expression language (LALR)
+    parse.py       expression text -> untyped IR (a lark Transformer)
+    ir.py          IR nodes and static types
+    domains.py     finite domains: canonical order, encoding to integers
+    spec.py        the YAML mapping -> a Spec (params, domains, secret, queries, ...)
+    check.py       name resolution, type and static-bound inference, def inlining
+    interpret.py   reference interpreter (plain Python, one point at a time)
+    vectorise.py   numpy kernels compiled from the typed IR
+    enumerate.py   hypothesis table, query space, feedback codes, partitions
+    game.py        load(path) -> Game: everything above, ready for a solver
+"""
+
+from compiler.errors import BudgetError, EvaluationError, Loc, SleuthError, SpecError
+from compiler.game import Budget, Game, load_game
+
+__all__ = [
+    "Budget",
+    "BudgetError",
+    "EvaluationError",
+    "Game",
+    "Loc",
+    "SleuthError",
+    "SpecError",
+    "load_game",
+]

@@ -1,0 +1,321 @@
+"""Finite domains: their canonical order, and values as numpy arrays.
+
+Canonical order (DESIGN §3): ranges ascending, enums as listed, sets by size
+then lexicographically, sequences and records lexicographically (first
+position / field most significant). Every domain can be *unranked*: a numpy
+array of ranks becomes the encoded values at those positions, so a product of
+domains (the secret, a query's arguments) is listed in chunks of ranks without
+ever materialising it whole.
+
+Encodings shared by the kernels: int -> its value, bool -> bool, enum -> index
+of the label, string -> index in the game's sorted string table, set ->
+bitmask over the element universe, seq/tuple -> Python tuple of element
+encodings, record -> tuple of field encodings in declared order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb, prod
+from typing import Any
+
+import numpy as np
+
+from compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
+
+MAX_SET_UNIVERSE = 62
+
+
+@dataclass(frozen=True, eq=False)
+class Domain:
+    """A finite (or, for Real, continuous) set of values with a canonical order."""
+
+    type: Type
+    name: str | None = None
+    elem: Domain | None = None  # seq and set
+    length: int = 0  # seq
+    sizes: tuple[int, int] = (0, 0)  # set: allowed sizes, inclusive
+    fields: tuple[tuple[str, Domain], ...] = ()  # record
+
+    @property
+    def kind(self) -> str:
+        if isinstance(self.type, SetT):
+            return "set"
+        if isinstance(self.type, SeqT):
+            return "seq"
+        if isinstance(self.type, RecordT):
+            return "record"
+        return "scalar"
+
+    def describe(self) -> str:
+        return self.name or self.type.show()
+
+
+def range_domain(lo: int, hi: int, name: str | None = None) -> Domain:
+    return Domain(IntT(lo, hi), name)
+
+
+def enum_domain(name: str, labels: list[str]) -> Domain:
+    return Domain(EnumT(name, tuple(labels)), name)
+
+
+def seq_domain(elem: Domain, length: int) -> Domain:
+    return Domain(SeqT(elem.type, length), elem=elem, length=length)
+
+
+def set_domain(elem: Domain, lo: int, hi: int) -> Domain:
+    return Domain(SetT(elem.type), elem=elem, sizes=(lo, hi))
+
+
+def record_domain(fields: list[tuple[str, Domain]]) -> Domain:
+    return Domain(RecordT(tuple((n, d.type) for n, d in fields)), fields=tuple(fields))
+
+
+BOOL = Domain(BoolT(), "Bool")
+REAL = Domain(FloatT(), "Real")
+
+
+def universe_size(t: Type) -> int:
+    """Number of possible elements of a set over element type t."""
+    if isinstance(t, IntT):
+        return t.hi - t.lo + 1
+    if isinstance(t, EnumT):
+        return len(t.values)
+    if isinstance(t, BoolT):
+        return 2
+    raise TypeError(t)
+
+
+def domain_size(d: Domain) -> int:
+    t = d.type
+    if isinstance(t, FloatT):
+        raise ValueError("a continuous domain has no size")
+    if d.kind == "seq":
+        return domain_size(d.elem) ** d.length
+    if d.kind == "set":
+        n = universe_size(d.elem.type)
+        return sum(comb(n, k) for k in range(d.sizes[0], d.sizes[1] + 1))
+    if d.kind == "record":
+        return prod(domain_size(f) for _, f in d.fields)
+    return universe_size(t)
+
+
+def is_enumerable(d: Domain) -> bool:
+    return d.type.finite
+
+
+# ----------------------------------------------------------------------------- unranking
+
+def unrank(d: Domain, ranks: np.ndarray) -> Any:
+    """Encoded values of domain d at the given canonical ranks (int64 array)."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if d.kind == "seq":
+        base = domain_size(d.elem)
+        digits = []
+        r = ranks
+        for _ in range(d.length):
+            digits.append(r % base)
+            r = r // base
+        return tuple(unrank(d.elem, dig) for dig in reversed(digits))
+    if d.kind == "record":
+        parts = []
+        r = ranks
+        for _, f in reversed(d.fields):
+            base = domain_size(f)
+            parts.append(unrank(f, r % base))
+            r = r // base
+        return tuple(reversed(parts))
+    if d.kind == "set":
+        return _unrank_subsets(universe_size(d.elem.type), d.sizes, ranks)
+    t = d.type
+    if isinstance(t, IntT):
+        return ranks + t.lo
+    if isinstance(t, BoolT):
+        return ranks.astype(bool)
+    return ranks  # enum: the rank is the label's index
+
+
+def _unrank_subsets(n: int, sizes: tuple[int, int], ranks: np.ndarray) -> np.ndarray:
+    """Bitmasks of subsets of {0..n-1}, ordered by size then lexicographically."""
+    ranks = ranks.copy()
+    k = np.full(ranks.shape, sizes[0], dtype=np.int64)
+    for size in range(sizes[0], sizes[1] + 1):
+        count = comb(n, size)
+        later = ranks >= count
+        later &= k == size
+        ranks[later] -= count
+        k[later] += 1
+    masks = np.zeros(ranks.shape, dtype=np.int64)
+    need = k.copy()  # elements still to choose
+    for c in range(n):
+        # Combinations starting with c (given the choices so far) come first.
+        with_c = _comb_array(n - c - 1, need - 1)
+        take = (need > 0) & (ranks < with_c)
+        skip = (need > 0) & ~take
+        masks[take] |= np.int64(1) << np.int64(c)
+        need[take] -= 1
+        ranks[skip] -= with_c[skip]
+    return masks
+
+
+def _comb_array(n: int, k: np.ndarray) -> np.ndarray:
+    table = np.array([comb(n, j) if j >= 0 else 0 for j in range(n + 2)], dtype=np.int64)
+    return np.where((k >= 0) & (k <= n), table[np.clip(k, 0, n + 1)], 0)
+
+
+# ----------------------------------------------------------------------------- python values
+
+def domain_values(d: Domain) -> list[Any]:
+    """All values of d in canonical order, in interpreter (plain Python) encoding."""
+    encoded = unrank(d, np.arange(domain_size(d), dtype=np.int64))
+    return [to_python(d.type, encoded, i, ()) for i in range(domain_size(d))]
+
+
+def set_elements(t: SetT) -> list[Any]:
+    """The element universe of a set type, in bit order."""
+    e = t.elem
+    if isinstance(e, IntT):
+        return list(range(e.lo, e.hi + 1))
+    if isinstance(e, EnumT):
+        return list(e.values)
+    return [False, True]
+
+
+def to_python(t: Type, encoded: Any, i: int | tuple, strings: tuple[str, ...]) -> Any:
+    """Row i of an encoded (array) value, as a plain Python value."""
+    if isinstance(t, SeqT | TupleT):
+        types = [t.elem] * t.length if isinstance(t, SeqT) else list(t.items)
+        return tuple(to_python(et, e, i, strings) for et, e in zip(types, encoded, strict=True))
+    if isinstance(t, RecordT):
+        return {n: to_python(ft, e, i, strings) for (n, ft), e in zip(t.fields, encoded,
+                                                                       strict=True)}
+    v = np.asarray(encoded)
+    x = v[i] if v.ndim else v[()]
+    if isinstance(t, IntT):
+        return int(x)
+    if isinstance(t, BoolT):
+        return bool(x)
+    if isinstance(t, FloatT):
+        return float(x)
+    if isinstance(t, EnumT):
+        return t.values[int(x)]
+    if isinstance(t, StrT):
+        return strings[int(x)]
+    if isinstance(t, SetT):
+        elems = set_elements(t)
+        return frozenset(e for b, e in enumerate(elems) if (int(x) >> b) & 1)
+    raise TypeError(t)
+
+
+def from_python(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
+    """A plain Python value in kernel encoding (scalars as numpy scalars)."""
+    if isinstance(t, SeqT | TupleT):
+        types = [t.elem] * t.length if isinstance(t, SeqT) else list(t.items)
+        return tuple(from_python(et, v, strings) for et, v in zip(types, value, strict=True))
+    if isinstance(t, RecordT):
+        return tuple(from_python(ft, value[n], strings) for n, ft in t.fields)
+    if isinstance(t, IntT):
+        return np.int64(value)
+    if isinstance(t, BoolT):
+        return np.bool_(value)
+    if isinstance(t, FloatT):
+        return np.float64(value)
+    if isinstance(t, EnumT):
+        return np.int64(t.values.index(value))
+    if isinstance(t, StrT):
+        return np.int64(strings.index(value))
+    if isinstance(t, SetT):
+        elems = set_elements(t)
+        return np.int64(sum(1 << elems.index(v) for v in value))
+    raise TypeError(t)
+
+
+def show_value(value: Any) -> Any:
+    """A plain Python value as JSON-friendly data (sets sorted to lists, tuples to lists)."""
+    if isinstance(value, frozenset | set):
+        return sorted((show_value(v) for v in value), key=lambda v: (str(type(v)), v))
+    if isinstance(value, tuple | list):
+        return [show_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: show_value(v) for k, v in value.items()}
+    return value
+
+
+# ----------------------------------------------------------------------------- feedback codes
+
+def radix(t: Type, strings: tuple[str, ...]) -> int:
+    """Number of distinct integer codes a value of type t can take."""
+    if isinstance(t, IntT):
+        return t.hi - t.lo + 1
+    if isinstance(t, BoolT):
+        return 2
+    if isinstance(t, EnumT):
+        return len(t.values)
+    if isinstance(t, StrT):
+        return len(t.values)
+    if isinstance(t, SetT):
+        return 2 ** universe_size(t.elem)
+    if isinstance(t, SeqT):
+        return radix(t.elem, strings) ** t.length
+    if isinstance(t, TupleT):
+        return prod(radix(x, strings) for x in t.items)
+    if isinstance(t, RecordT):
+        return prod(radix(x, strings) for _, x in t.fields)
+    raise TypeError(f"values of type {t.show()} cannot be coded")
+
+
+def code(t: Type, encoded: Any, strings: tuple[str, ...]) -> np.ndarray:
+    """Mixed-radix integer code (0..radix-1) of an encoded value, vectorised."""
+    if isinstance(t, SeqT | TupleT | RecordT):
+        types = ([t.elem] * t.length if isinstance(t, SeqT)
+                 else list(t.items) if isinstance(t, TupleT) else [x for _, x in t.fields])
+        out = np.int64(0)
+        for et, e in zip(types, encoded, strict=True):
+            out = out * radix(et, strings) + code(et, e, strings)
+        return out
+    v = np.asarray(encoded)
+    if isinstance(t, IntT):
+        return v.astype(np.int64) - t.lo
+    if isinstance(t, StrT):
+        local = np.full(len(strings), -1, dtype=np.int64)
+        for k, s in enumerate(sorted(t.values)):
+            local[strings.index(s)] = k
+        return local[v]
+    return v.astype(np.int64)
+
+
+def decode(t: Type, c: int, strings: tuple[str, ...]) -> Any:
+    """The plain Python value with code c (inverse of `code`)."""
+    if isinstance(t, SeqT | TupleT | RecordT):
+        types = ([t.elem] * t.length if isinstance(t, SeqT)
+                 else list(t.items) if isinstance(t, TupleT) else [x for _, x in t.fields])
+        parts = []
+        for et in reversed(types):
+            r = radix(et, strings)
+            parts.append(decode(et, c % r, strings))
+            c //= r
+        parts.reverse()
+        if isinstance(t, RecordT):
+            return {n: p for (n, _), p in zip(t.fields, parts, strict=True)}
+        return tuple(parts)
+    if isinstance(t, IntT):
+        return c + t.lo
+    if isinstance(t, BoolT):
+        return bool(c)
+    if isinstance(t, EnumT):
+        return t.values[c]
+    if isinstance(t, StrT):
+        return sorted(t.values)[c]
+    if isinstance(t, SetT):
+        elems = set_elements(t)
+        return frozenset(e for b, e in enumerate(elems) if (c >> b) & 1)
+    raise TypeError(t)
+
+
+def int_dtype(t: IntT) -> np.dtype:
+    """The smallest signed integer dtype holding every value in t's static bounds."""
+    for dt in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dt)
+        if info.min <= t.lo and t.hi <= info.max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)

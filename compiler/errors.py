@@ -1,0 +1,53 @@
+"""Errors a user can cause, each with a location in the spec file and a hint."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A 1-based position in a spec file (or in text given on the command line)."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class SleuthError(Exception):
+    """Base of every error Sleuth reports to a user (never a traceback)."""
+
+    def __init__(self, message: str, loc: Loc | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.loc}: {self.message}" if self.loc else self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class SpecError(SleuthError):
+    """The spec (or a --set override) is malformed or ill-typed."""
+
+
+class EvaluationError(SleuthError):
+    """An expression failed at run time (index out of range, division by zero, ...)."""
+
+
+class BudgetError(SleuthError):
+    """The work asked for exceeds a configured size budget."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A 'did you mean ...?' hint for a misspelt name, or None."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

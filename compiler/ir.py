@@ -1,0 +1,303 @@
+"""The typed expression IR and its static types.
+
+Nodes are built untyped by `parse.py`; `check.py` resolves names (filling
+`Name.ref`), inlines defs, and fills every node's `type` and `deps`.
+`deps` is the set of evaluation axes a node's value varies along:
+ROW (query arguments / answers), HYP (secret variables), and the names of
+enclosing loop variables. Kernels use it to evaluate each node at the smallest
+shape and to cache row-independent work across query batches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.errors import Loc
+
+ROW = "<row>"
+HYP = "<hyp>"
+
+
+# ----------------------------------------------------------------------------- types
+
+class Type:
+    """A static type. Finite types can be enumerated and encoded as integers."""
+
+    finite = True
+
+    def show(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(frozen=True)
+class IntT(Type):
+    lo: int
+    hi: int
+
+    def show(self) -> str:
+        return f"int {self.lo}..{self.hi}"
+
+
+@dataclass(frozen=True)
+class BoolT(Type):
+    def show(self) -> str:
+        return "bool"
+
+
+@dataclass(frozen=True)
+class FloatT(Type):
+    finite = False
+
+    def show(self) -> str:
+        return "float"
+
+
+@dataclass(frozen=True)
+class EnumT(Type):
+    name: str
+    values: tuple[str, ...]
+
+    def show(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class StrT(Type):
+    """String literals; the set of possible values is known statically."""
+
+    values: frozenset[str]
+
+    def show(self) -> str:
+        return "string"
+
+
+@dataclass(frozen=True)
+class SeqT(Type):
+    elem: Type
+    length: int
+
+    @property
+    def finite(self) -> bool:  # type: ignore[override]
+        return self.elem.finite
+
+    def show(self) -> str:
+        return f"seq of {self.elem.show()} (len {self.length})"
+
+
+@dataclass(frozen=True)
+class SetT(Type):
+    elem: Type  # IntT or EnumT: the universe of possible elements
+
+    def show(self) -> str:
+        return f"set of {self.elem.show()}"
+
+
+@dataclass(frozen=True)
+class RecordT(Type):
+    fields: tuple[tuple[str, Type], ...]
+
+    @property
+    def finite(self) -> bool:  # type: ignore[override]
+        return all(t.finite for _, t in self.fields)
+
+    def field(self, name: str) -> Type | None:
+        return dict(self.fields).get(name)
+
+    def show(self) -> str:
+        return "record {" + ", ".join(f"{n}: {t.show()}" for n, t in self.fields) + "}"
+
+
+@dataclass(frozen=True)
+class TupleT(Type):
+    items: tuple[Type, ...]
+
+    @property
+    def finite(self) -> bool:  # type: ignore[override]
+        return all(t.finite for t in self.items)
+
+    def show(self) -> str:
+        return "(" + ", ".join(t.show() for t in self.items) + ")"
+
+
+@dataclass(frozen=True)
+class RangeT(Type):
+    """An integer range a..b used as an iterable; elements lie in elem's bounds."""
+
+    elem: IntT
+
+    def show(self) -> str:
+        return f"range {self.elem.lo}..{self.elem.hi}"
+
+
+@dataclass(frozen=True)
+class DomainT(Type):
+    """A domain name used as a value (an iterable, or the argument of onehot)."""
+
+    name: str
+    elem: Type
+
+    def show(self) -> str:
+        return f"domain {self.name}"
+
+
+@dataclass(frozen=True)
+class TableT(Type):
+    """A data table indexed by finite types, holding numbers."""
+
+    name: str
+    index: tuple[Type, ...]
+    value: Type
+
+    def show(self) -> str:
+        return f"table {self.name}"
+
+
+INT_LIMIT = 2**62
+
+
+def int_type(lo: int, hi: int) -> IntT:
+    return IntT(max(int(lo), -INT_LIMIT), min(int(hi), INT_LIMIT))
+
+
+def is_numeric(t: Type) -> bool:
+    return isinstance(t, IntT | FloatT)
+
+
+def is_scalar_finite(t: Type) -> bool:
+    return isinstance(t, IntT | BoolT | EnumT | StrT | SetT)
+
+
+# ----------------------------------------------------------------------------- nodes
+
+@dataclass(eq=False)
+class Node:
+    loc: Loc
+    type: Type | None = field(default=None, init=False, repr=False)
+    deps: frozenset[str] = field(default=frozenset(), init=False, repr=False)
+    text: str = field(default="", init=False, repr=False)  # source text, for messages
+
+
+@dataclass(eq=False)
+class Const(Node):
+    value: Any  # Python value in interpreter encoding (int/float/bool/str/tuple/frozenset)
+
+
+@dataclass(eq=False)
+class Name(Node):
+    name: str
+    # Set by check: what the name refers to.
+    # ("param", value) | ("secret", var) | ("arg", var) | ("answer", var)
+    # | ("local", var) (loop, let, def parameter, feedback component) | ("domain", name)
+    # | ("table", name)
+    ref: tuple[str, Any] | None = None
+
+
+@dataclass(eq=False)
+class Unary(Node):
+    op: str  # "-" | "not"
+    operand: Node
+
+
+@dataclass(eq=False)
+class Binary(Node):
+    op: str  # + - * / // % ** and or == != < <= > >= in notin
+    left: Node
+    right: Node
+
+
+@dataclass(eq=False)
+class IfExpr(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass(eq=False)
+class RangeExpr(Node):
+    lo: Node
+    hi: Node
+
+
+@dataclass(eq=False)
+class Index(Node):
+    target: Node
+    index: Node
+
+
+@dataclass(eq=False)
+class Field(Node):
+    target: Node
+    name: str
+
+
+@dataclass(eq=False)
+class TupleExpr(Node):
+    items: list[Node]
+
+
+@dataclass(eq=False)
+class ListExpr(Node):
+    items: list[Node]
+
+
+@dataclass(eq=False)
+class Call(Node):
+    func: str
+    args: list[Node]
+
+
+@dataclass(eq=False)
+class Loop:
+    """One `for names in iterable` clause of a generator."""
+
+    names: list[str]
+    iterable: Node
+
+
+@dataclass(eq=False)
+class Generator(Node):
+    """agg(body for v in it ... if cond, extra...): count/sum/min/max/prod/exists/forall/first."""
+
+    func: str
+    body: Node
+    loops: list[Loop]
+    cond: Node | None
+    extra: list[Node]
+
+
+@dataclass(eq=False)
+class Let(Node):
+    """Bindings evaluated once, in order, then the body (def calls inline to this)."""
+
+    bindings: list[tuple[str, Node]]
+    body: Node
+
+
+def children(node: Node) -> list[Node]:
+    """The direct sub-expressions of a node, in evaluation order."""
+    match node:
+        case Unary(operand=o):
+            return [o]
+        case Binary(left=a, right=b):
+            return [a, b]
+        case IfExpr(cond=c, then=t, other=o):
+            return [c, t, o]
+        case RangeExpr(lo=a, hi=b):
+            return [a, b]
+        case Index(target=t, index=i):
+            return [t, i]
+        case Field(target=t):
+            return [t]
+        case TupleExpr(items=items) | ListExpr(items=items):
+            return list(items)
+        case Call(args=args):
+            return list(args)
+        case Generator():
+            out = [lp.iterable for lp in node.loops] + [node.body]
+            if node.cond is not None:
+                out.append(node.cond)
+            return out + list(node.extra)
+        case Let(bindings=b, body=body):
+            return [e for _, e in b] + [body]
+    return []

@@ -1,0 +1,189 @@
+"""Expression text -> untyped IR, with lark's LALR parser and one Transformer.
+
+Every IR node gets the file location of its first character (through a
+`locate(offset)` callback that maps offsets inside the expression string to
+the spec file) and its own source text, so later passes can point at it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
+
+from compiler import ir
+from compiler.errors import Loc, SpecError
+
+Locator = Callable[[int], Loc]
+
+_READABLE = {
+    "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
+    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MINUS": "'-'", "MUL_OP": "'*', '/', '//' or '%'",
+    "POW": "'**'", "DOT": "'.'", "$END": "end of expression",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def parse_expr(text: str, locate: Locator) -> ir.Node:
+    """Parse one expression; raise SpecError located in the spec file on bad syntax."""
+    if not text.strip():
+        raise SpecError("empty expression", locate(0), hint="write an expression here")
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as err:
+        raise _syntax_error(text, err, locate) from None
+    try:
+        return _Build(text, locate).transform(tree)
+    except VisitError as err:
+        if isinstance(err.orig_exc, SpecError):
+            raise err.orig_exc from None
+        raise
+
+
+def _syntax_error(text: str, err: UnexpectedInput, locate: Locator) -> SpecError:
+    offset = getattr(err, "pos_in_stream", None)
+    if isinstance(err, UnexpectedEOF) or offset is None:
+        offset = len(text.rstrip())
+    expected = sorted(getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
+    names = list(dict.fromkeys(_READABLE.get(t) or _terminal_text(t) for t in expected))
+    wanted = ", ".join(names) if len(names) <= 6 else "an operator, ')' or the end"
+    if isinstance(err, UnexpectedCharacters):
+        what = f"unexpected character {text[offset]!r}"
+    elif isinstance(err, UnexpectedEOF) or getattr(err, "token", None) is None \
+            or err.token.type == "$END":
+        what = "unexpected end of expression"
+        offset = len(text.rstrip())
+    else:
+        what = f"unexpected {err.token.value!r}"
+    hint = _bracket_hint(text)
+    if getattr(err, "token", None) is not None and err.token.type == "COMP_OP":
+        hint = "comparisons do not chain: write 'a < b and b < c'"
+    message = f"{what}; expected {wanted}" if wanted else what
+    return SpecError(message, locate(min(offset, max(len(text) - 1, 0))), hint=hint)
+
+
+def _terminal_text(name: str) -> str:
+    """Readable form of a keyword or punctuation terminal: its literal text, quoted."""
+    try:
+        return repr(_parser().get_terminal(name).pattern.value)
+    except KeyError:
+        return name.lower()
+
+
+def _bracket_hint(text: str) -> str | None:
+    pairs = {")": "(", "]": "["}
+    stack: list[tuple[str, int]] = []
+    for k, ch in enumerate(text):
+        if ch in "([":
+            stack.append((ch, k))
+        elif ch in ")]":
+            if not stack or stack[-1][0] != pairs[ch]:
+                return f"unbalanced brackets: {ch!r} at column {k + 1} has no opening partner"
+            stack.pop()
+    if stack:
+        ch, k = stack[-1]
+        return f"unbalanced brackets: {ch!r} at column {k + 1} is never closed"
+    return None
+
+
+@v_args(meta=True)
+class _Build(Transformer):
+    """Parse tree -> IR nodes (the 'build' pass)."""
+
+    def __init__(self, text: str, locate: Locator):
+        super().__init__()
+        self.src = text
+        self.locate = locate
+
+    def _node(self, meta, node: ir.Node) -> ir.Node:
+        if not meta.empty:
+            node.text = self.src[meta.start_pos:meta.end_pos]
+        return node
+
+    def _loc(self, meta) -> Loc:
+        return self.locate(0 if meta.empty else meta.start_pos)
+
+    def _tok_loc(self, tok: Token) -> Loc:
+        return self.locate(tok.start_pos or 0)
+
+    def int(self, meta, children):
+        return self._node(meta, ir.Const(self._loc(meta), int(children[0])))
+
+    def float(self, meta, children):
+        return self._node(meta, ir.Const(self._loc(meta), float(children[0])))
+
+    def string(self, meta, children):
+        return self._node(meta, ir.Const(self._loc(meta), ast.literal_eval(str(children[0]))))
+
+    def name(self, meta, children):
+        return self._node(meta, ir.Name(self._loc(meta), str(children[0])))
+
+    def ifexpr(self, meta, c):
+        return self._node(meta, ir.IfExpr(self._loc(meta), c[0], c[1], c[2]))
+
+    def or_(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), "or", c[0], c[1]))
+
+    def and_(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), "and", c[0], c[1]))
+
+    def not_(self, meta, c):
+        return self._node(meta, ir.Unary(self._loc(meta), "not", c[0]))
+
+    def compare(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), str(c[1]), c[0], c[2]))
+
+    def in_(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), "in", c[0], c[1]))
+
+    def not_in(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), "not in", c[0], c[1]))
+
+    def range(self, meta, c):
+        return self._node(meta, ir.RangeExpr(self._loc(meta), c[0], c[1]))
+
+    def binop(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), str(c[1]), c[0], c[2]))
+
+    def pow(self, meta, c):
+        return self._node(meta, ir.Binary(self._loc(meta), "**", c[0], c[2]))
+
+    def neg(self, meta, c):
+        return self._node(meta, ir.Unary(self._loc(meta), "-", c[1]))
+
+    def index(self, meta, c):
+        return self._node(meta, ir.Index(self._loc(meta), c[0], c[1]))
+
+    def field(self, meta, c):
+        return self._node(meta, ir.Field(self._loc(meta), c[0], str(c[1])))
+
+    def call(self, meta, c):
+        args = [a for a in c[1:] if a is not None]
+        return self._node(meta, ir.Call(self._loc(meta), str(c[0]), args))
+
+    def gencall(self, meta, c):
+        body, loops, cond = c[1]
+        return self._node(meta, ir.Generator(self._loc(meta), str(c[0]), body, loops, cond,
+                                             list(c[2:])))
+
+    def generator(self, meta, c):
+        return c[0], [x for x in c[1:-1]], c[-1]
+
+    def comp_for(self, meta, c):
+        return ir.Loop([str(t) for t in c[:-1]], c[-1])
+
+    def tuple(self, meta, c):
+        return self._node(meta, ir.TupleExpr(self._loc(meta), [x for x in c if x is not None]))
+
+    def list(self, meta, c):
+        return self._node(meta, ir.ListExpr(self._loc(meta), [x for x in c if x is not None]))

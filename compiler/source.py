@@ -1,0 +1,114 @@
+"""YAML with positions: every node knows where it stands in the spec file.
+
+PyYAML's composer keeps a mark (line, column) on every node. Expressions are
+YAML strings, so an error at character k of an expression is mapped back to
+the file by aligning the string's value with its source text (quotes, block
+indentation and line folding all shift columns).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from compiler.errors import Loc, SpecError
+
+BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n"}
+_constructor = SafeConstructor()
+
+
+class Document:
+    """A parsed YAML file: the node tree plus what is needed to locate text in it."""
+
+    def __init__(self, text: str, file: str):
+        self.text = text
+        self.file = file
+        try:
+            self.root: Node | None = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.MarkedYAMLError as err:
+            mark = err.problem_mark or err.context_mark
+            loc = Loc(file, mark.line + 1, mark.column + 1) if mark else None
+            raise SpecError(f"invalid YAML: {err.problem or err.context}", loc) from None
+        except yaml.YAMLError as err:
+            raise SpecError(f"invalid YAML: {err}", Loc(file, 1, 1)) from None
+        if self.root is not None:
+            self._check_tree(self.root)
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> Document:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise SpecError(f"no such spec file: {path}") from None
+        except (OSError, UnicodeDecodeError) as err:
+            raise SpecError(f"cannot read spec file {path}: {err}") from None
+        return cls(text, str(path))
+
+    def loc(self, node: Node) -> Loc:
+        mark = node.start_mark
+        return Loc(self.file, mark.line + 1, mark.column + 1)
+
+    def text_loc(self, node: ScalarNode, offset: int) -> Loc:
+        """Location in the file of character `offset` of a scalar's value."""
+        line, col = _align(self.text, node, offset)
+        return Loc(self.file, line + 1, col + 1)
+
+    def _check_tree(self, node: Node) -> None:
+        if isinstance(node, ScalarNode):
+            if node.tag.endswith(":bool") and node.style is None:
+                if node.value.lower() in BOOL_TRAPS:
+                    raise SpecError(
+                        f"YAML reads '{node.value}' as a boolean, not as the word",
+                        self.loc(node),
+                        hint=f'quote this value: "{node.value}"',
+                    )
+        elif isinstance(node, MappingNode):
+            seen: dict[Any, Node] = {}
+            for key, value in node.value:
+                k = key.value if isinstance(key, ScalarNode) else id(key)
+                if k in seen:
+                    raise SpecError(f"duplicate key '{k}'", self.loc(key),
+                                    hint=f"first given at line {seen[k].start_mark.line + 1}")
+                seen[k] = key
+                self._check_tree(key)
+                self._check_tree(value)
+        elif isinstance(node, SequenceNode):
+            for item in node.value:
+                self._check_tree(item)
+
+
+def scalar_value(node: ScalarNode) -> Any:
+    """The Python value YAML gives a scalar (int, float, bool, None or str)."""
+    return _constructor.construct_object(node, deep=True)
+
+
+def _align(text: str, node: ScalarNode, offset: int) -> tuple[int, int]:
+    """0-based (line, col) in `text` of character `offset` of the scalar's value."""
+    start, end = node.start_mark.index, node.end_mark.index
+    src = text[start:end]
+    value = node.value
+    pos = 0
+    if node.style in ('"', "'"):
+        pos = 1
+    elif node.style in ("|", ">"):
+        pos = src.find("\n") + 1 if "\n" in src else len(src)
+    for k, ch in enumerate(value[: offset + 1]):
+        while pos < len(src) and not _same(src[pos], ch):
+            pos += 1
+        if k == offset:
+            break
+        pos += 1
+    pos = min(pos, max(len(src) - 1, 0))
+    absolute = start + pos
+    line = text.count("\n", 0, absolute)
+    col = absolute - (text.rfind("\n", 0, absolute) + 1)
+    return line, col
+
+
+def _same(src_ch: str, value_ch: str) -> bool:
+    return src_ch == value_ch or (value_ch == " " and src_ch == "\n")

@@ -1,0 +1,345 @@
+"""The YAML mapping -> a Spec: the game's parts, with expressions parsed to IR.
+
+This stage checks the *shape* of the spec (known keys, required keys, the
+kind of each value) and parses every expression; names and types are the
+business of `check.py`. Domain descriptions stay as YAML nodes until then,
+because their sizes are constant expressions over the params.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from compiler import ir
+from compiler.errors import Loc, SpecError, did_you_mean
+from compiler.parse import parse_expr
+from compiler.source import Document, scalar_value
+
+TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
+            "observations", "goal", "data")
+ACTION_KEYS = ("args", "legal", "feedback", "response", "about")
+RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood")
+GOAL_KEYS = ("identify", "stop_when", "max_queries")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+DEF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(\s*([^()]*?)\s*\)\s*$")
+RESERVED = {"if", "then", "else", "and", "or", "not", "in", "for", "true", "false"}
+
+
+@dataclass
+class VarDecl:
+    name: str
+    domain: Node  # YAML node describing the domain; built by check.py
+    loc: Loc
+
+
+@dataclass
+class Def:
+    name: str
+    params: list[str]
+    body: ir.Node
+    loc: Loc
+
+
+@dataclass
+class Response:
+    answer: Node
+    legal: list[ir.Node]
+    valid: ir.Node | None
+    likelihood: str  # uniform | weight | density
+    likelihood_expr: ir.Node | None
+    loc: Loc
+
+
+@dataclass
+class Action:
+    """A query (chosen by the player) or an observation (only received)."""
+
+    name: str
+    kind: str  # "query" | "observation"
+    args: list[VarDecl]
+    legal: list[ir.Node]
+    feedback: list[tuple[str, ir.Node]] | None  # named components, in order
+    response: Response | None
+    loc: Loc
+
+
+@dataclass
+class Goal:
+    identify: list[tuple[str, Loc]] | None
+    stop_when: ir.Node | None
+    max_queries: int | None
+
+
+@dataclass
+class TableDecl:
+    name: str
+    file: str
+    index: list[Node]
+    loc: Loc
+
+
+@dataclass
+class Spec:
+    file: str
+    doc: Document
+    game: str
+    about: str
+    params: dict[str, tuple[Any, Loc]]
+    domains: dict[str, tuple[Node, Loc]]
+    secret: list[VarDecl]
+    constraints: list[ir.Node]
+    prior: ir.Node | None
+    defs: dict[str, Def]
+    queries: list[Action]
+    observations: list[Action]
+    goal: Goal
+    data: dict[str, TableDecl] = field(default_factory=dict)
+
+
+class Reader:
+    """Reads YAML nodes of one document, raising located SpecErrors."""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+
+    def loc(self, node: Node) -> Loc:
+        return self.doc.loc(node)
+
+    def mapping(self, node: Node, what: str, keys: tuple[str, ...] | None = None) \
+            -> dict[str, tuple[Node, Node]]:
+        if not isinstance(node, MappingNode):
+            raise SpecError(f"{what} must be a mapping (key: value lines)", self.loc(node))
+        out: dict[str, tuple[Node, Node]] = {}
+        for key, value in node.value:
+            if not isinstance(key, ScalarNode):
+                raise SpecError(f"keys of {what} must be plain names", self.loc(key))
+            name = str(scalar_value(key))
+            if keys is not None and name not in keys:
+                raise SpecError(f"unknown key '{name}' in {what}", self.loc(key),
+                                hint=did_you_mean(name, keys) or f"known keys: {', '.join(keys)}")
+            out[name] = (key, value)
+        return out
+
+    def sequence(self, node: Node, what: str) -> list[Node]:
+        if not isinstance(node, SequenceNode):
+            raise SpecError(f"{what} must be a list", self.loc(node))
+        return list(node.value)
+
+    def scalar(self, node: Node, what: str) -> Any:
+        if not isinstance(node, ScalarNode):
+            raise SpecError(f"{what} must be a single value, not a "
+                            f"{'mapping' if isinstance(node, MappingNode) else 'list'}",
+                            self.loc(node))
+        return scalar_value(node)
+
+    def text(self, node: Node, what: str) -> str:
+        value = self.scalar(node, what)
+        if value is None:
+            raise SpecError(f"{what} is empty", self.loc(node))
+        return str(value)
+
+    def name(self, node: Node, what: str) -> str:
+        text = self.text(node, what)
+        if not NAME_RE.match(text) or text in RESERVED:
+            raise SpecError(f"'{text}' is not a valid {what}", self.loc(node),
+                            hint="names are letters, digits and _, not starting with a digit, "
+                                 "and not a keyword")
+        return text
+
+    def expr(self, node: Node, what: str) -> ir.Node:
+        value = self.scalar(node, what)
+        if value is None:
+            raise SpecError(f"{what} is empty", self.loc(node), hint="write an expression")
+        if isinstance(value, bool | int | float):
+            out = ir.Const(self.loc(node), value)
+            out.text = str(node.value)
+            return out
+        return parse_expr(str(value), lambda off: self.doc.text_loc(node, off))
+
+    def exprs(self, node: Node, what: str) -> list[ir.Node]:
+        """One expression or a list of them (each must hold)."""
+        if isinstance(node, SequenceNode):
+            return [self.expr(item, what) for item in node.value]
+        return [self.expr(node, what)]
+
+
+def read_spec(doc: Document) -> Spec:
+    """Read the spec's structure; expressions are parsed but not yet checked."""
+    r = Reader(doc)
+    if doc.root is None:
+        raise SpecError("the spec is empty", Loc(doc.file, 1, 1),
+                        hint="a spec is a YAML mapping with at least 'secret' and 'queries'")
+    top = r.mapping(doc.root, "the spec", TOP_KEYS)
+    for required in ("game", "secret"):
+        if required not in top:
+            raise SpecError(f"missing key '{required}'", r.loc(doc.root),
+                            hint=f"add a top-level '{required}:'")
+    if "queries" not in top and "observations" not in top:
+        raise SpecError("missing key 'queries'", r.loc(doc.root),
+                        hint="a game needs at least one query (or observation)")
+    params = _read_params(r, top)
+    domains = {}
+    if "domains" in top:
+        for name, (key, value) in r.mapping(top["domains"][1], "domains").items():
+            domains[r.name(key, "domain name")] = (value, r.loc(key))
+    secret, constraints = _read_secret(r, top["secret"][1])
+    return Spec(
+        file=doc.file,
+        doc=doc,
+        game=r.text(top["game"][1], "game"),
+        about=r.text(top["about"][1], "about") if "about" in top else "",
+        params=params,
+        domains=domains,
+        secret=secret,
+        constraints=constraints,
+        prior=_read_prior(r, top["prior"][1]) if "prior" in top else None,
+        defs=_read_defs(r, top["defs"][1]) if "defs" in top else {},
+        queries=_read_actions(r, top, "queries", "query"),
+        observations=_read_actions(r, top, "observations", "observation"),
+        goal=_read_goal(r, top["goal"][1]) if "goal" in top else Goal(None, None, None),
+        data=_read_data(r, top["data"][1]) if "data" in top else {},
+    )
+
+
+def _read_params(r: Reader, top: dict) -> dict[str, tuple[Any, Loc]]:
+    if "params" not in top:
+        return {}
+    out = {}
+    for name, (key, value) in r.mapping(top["params"][1], "params").items():
+        v = r.scalar(value, f"param '{name}'")
+        if v is None:
+            raise SpecError(f"param '{name}' has no value", r.loc(value))
+        out[r.name(key, "param name")] = (v, r.loc(value))
+    return out
+
+
+def _read_secret(r: Reader, node: Node) -> tuple[list[VarDecl], list[ir.Node]]:
+    variables, constraints = [], []
+    for name, (key, value) in r.mapping(node, "secret").items():
+        if name == "constraints":
+            constraints = r.exprs(value, "a constraint")
+        else:
+            variables.append(VarDecl(r.name(key, "secret variable name"), value, r.loc(key)))
+    if not variables:
+        raise SpecError("the secret has no variables", r.loc(node),
+                        hint="declare at least one, e.g. 'code: {seq: Colour, len: 4}'")
+    return variables, constraints
+
+
+def _read_prior(r: Reader, node: Node) -> ir.Node | None:
+    if isinstance(node, ScalarNode) and scalar_value(node) == "uniform":
+        return None
+    fields = r.mapping(node, "prior", ("weight",))
+    if "weight" not in fields:
+        raise SpecError("prior must be 'uniform' or {weight: expr}", r.loc(node))
+    return r.expr(fields["weight"][1], "prior weight")
+
+
+def _read_defs(r: Reader, node: Node) -> dict[str, Def]:
+    out: dict[str, Def] = {}
+    for text, (key, value) in r.mapping(node, "defs").items():
+        m = DEF_RE.match(text)
+        if not m:
+            raise SpecError(f"'{text}' is not a def header", r.loc(key),
+                            hint="write 'name(a, b): expression'")
+        params = [p.strip() for p in m.group(2).split(",")] if m.group(2).strip() else []
+        for p in params:
+            if not NAME_RE.match(p) or p in RESERVED:
+                raise SpecError(f"'{p}' is not a valid parameter name", r.loc(key))
+        if len(set(params)) != len(params):
+            raise SpecError(f"def '{m.group(1)}' repeats a parameter name", r.loc(key))
+        out[m.group(1)] = Def(m.group(1), params, r.expr(value, f"def '{m.group(1)}'"), r.loc(key))
+    return out
+
+
+def _read_actions(r: Reader, top: dict, key: str, kind: str) -> list[Action]:
+    if key not in top:
+        return []
+    actions = []
+    for name, (k, node) in r.mapping(top[key][1], key).items():
+        fields = r.mapping(node, f"{kind} '{name}'", ACTION_KEYS)
+        args = []
+        if "args" in fields:
+            for arg, (ak, av) in r.mapping(fields["args"][1], f"args of '{name}'").items():
+                args.append(VarDecl(r.name(ak, "argument name"), av, r.loc(ak)))
+        legal = r.exprs(fields["legal"][1], "a legality condition") if "legal" in fields else []
+        if ("feedback" in fields) == ("response" in fields):
+            raise SpecError(f"{kind} '{name}' needs exactly one of 'feedback' or 'response'",
+                            r.loc(k), hint="feedback: a deterministic expression; "
+                                           "response: an answer chosen by an informed agent")
+        feedback = _read_feedback(r, fields["feedback"][1]) if "feedback" in fields else None
+        response = _read_response(r, fields["response"][1]) if "response" in fields else None
+        actions.append(Action(r.name(k, f"{kind} name"), kind, args, legal, feedback, response,
+                              r.loc(k)))
+    return actions
+
+
+def _read_feedback(r: Reader, node: Node) -> list[tuple[str, ir.Node]]:
+    if isinstance(node, MappingNode):
+        return [(r.name(k, "feedback component name"), r.expr(v, f"feedback '{n}'"))
+                for n, (k, v) in r.mapping(node, "feedback").items()]
+    return [("feedback", r.expr(node, "feedback"))]
+
+
+def _read_response(r: Reader, node: Node) -> Response:
+    fields = r.mapping(node, "response", RESPONSE_KEYS)
+    if "answer" not in fields:
+        raise SpecError("response needs an 'answer' domain", r.loc(node),
+                        hint="e.g. answer: {set: Identity}")
+    likelihood, expr = "uniform", None
+    if "likelihood" in fields:
+        lnode = fields["likelihood"][1]
+        if isinstance(lnode, ScalarNode):
+            likelihood = r.text(lnode, "likelihood")
+            if likelihood != "uniform":
+                raise SpecError(f"unknown likelihood '{likelihood}'", r.loc(lnode),
+                                hint="use uniform, {weight: expr} or {density: expr}")
+        else:
+            lf = r.mapping(lnode, "likelihood", ("weight", "density"))
+            if len(lf) != 1:
+                raise SpecError("likelihood takes exactly one of weight or density", r.loc(lnode))
+            likelihood = next(iter(lf))
+            expr = r.expr(lf[likelihood][1], f"likelihood {likelihood}")
+    return Response(
+        answer=fields["answer"][1],
+        legal=r.exprs(fields["legal"][1], "answer legality") if "legal" in fields else [],
+        valid=r.expr(fields["valid"][1], "validity") if "valid" in fields else None,
+        likelihood=likelihood,
+        likelihood_expr=expr,
+        loc=r.loc(node),
+    )
+
+
+def _read_goal(r: Reader, node: Node) -> Goal:
+    fields = r.mapping(node, "goal", GOAL_KEYS)
+    identify = None
+    if "identify" in fields:
+        items = fields["identify"][1]
+        nodes = r.sequence(items, "identify") if isinstance(items, SequenceNode) else [items]
+        identify = [(r.name(n, "secret variable"), r.loc(n)) for n in nodes]
+    max_q = None
+    if "max_queries" in fields:
+        max_q = r.scalar(fields["max_queries"][1], "max_queries")
+        if not isinstance(max_q, int) or isinstance(max_q, bool) or max_q < 1:
+            raise SpecError("max_queries must be a positive integer",
+                            r.loc(fields["max_queries"][1]))
+    stop = r.expr(fields["stop_when"][1], "stop_when") if "stop_when" in fields else None
+    return Goal(identify, stop, max_q)
+
+
+def _read_data(r: Reader, node: Node) -> dict[str, TableDecl]:
+    out = {}
+    for name, (key, value) in r.mapping(node, "data").items():
+        fields = r.mapping(value, f"data '{name}'", ("file", "index"))
+        if "file" not in fields or "index" not in fields:
+            raise SpecError(f"data '{name}' needs 'file' and 'index'", r.loc(value),
+                            hint="e.g. {file: scores.csv, index: [Clue, Word]}")
+        index = fields["index"][1]
+        idx = r.sequence(index, "index") if isinstance(index, SequenceNode) else [index]
+        out[r.name(key, "table name")] = TableDecl(name, r.text(fields["file"][1], "file"), idx,
+                                                   r.loc(key))
+    return out
