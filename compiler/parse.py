@@ -23,7 +23,8 @@ Locator = Callable[[int], Loc]
 _READABLE = {
     "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
     "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "COMMA": "','",
-    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MINUS": "'-'", "MUL_OP": "'*', '/', '//' or '%'",
+    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'", "MINUS": "'-'",
+    "MUL_OP": "'*', '/', '//' or '%'",
     "POW": "'**'", "DOT": "'.'", "$END": "end of expression",
 }
 

@@ -184,7 +184,7 @@ def read_spec(doc: Document) -> Spec:
     params = _read_params(r, top)
     domains = {}
     if "domains" in top:
-        for name, (key, value) in r.mapping(top["domains"][1], "domains").items():
+        for _name, (key, value) in r.mapping(top["domains"][1], "domains").items():
             domains[r.name(key, "domain name")] = (value, r.loc(key))
     secret, constraints = _read_secret(r, top["secret"][1])
     return Spec(
@@ -264,7 +264,7 @@ def _read_actions(r: Reader, top: dict, key: str, kind: str) -> list[Action]:
         fields = r.mapping(node, f"{kind} '{name}'", ACTION_KEYS)
         args = []
         if "args" in fields:
-            for arg, (ak, av) in r.mapping(fields["args"][1], f"args of '{name}'").items():
+            for _arg, (ak, av) in r.mapping(fields["args"][1], f"args of '{name}'").items():
                 args.append(VarDecl(r.name(ak, "argument name"), av, r.loc(ak)))
         legal = r.exprs(fields["legal"][1], "a legality condition") if "legal" in fields else []
         if ("feedback" in fields) == ("response" in fields):

@@ -1,0 +1,355 @@
+"""The enumerated backend: hypothesis table, query spaces, feedback codes, partitions.
+
+* The hypothesis table is the product of the secret's domains (first variable
+  most significant), built in chunks of ranks and filtered by the constraints,
+  so memory stays proportional to what survives.
+* A query space lists a query's argument tuples in canonical order
+  (DESIGN §3), lazily in chunks of ranks, filtered by `legal`.
+* Feedback is one integer per (query, hypothesis) pair: the components'
+  codes in mixed radix from their static bounds. A partition of the
+  hypotheses by a query is then a `bincount`.
+
+Every size is checked against a `Budget` before work starts: too large a
+space is refused with a BudgetError saying how large, which option raises the
+limit, and that the symbolic backend is meant for such specs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from compiler.check import CheckedAction, Model, Var
+from compiler.domains import Domain, decode, domain_size, int_dtype, radix, to_python, unrank
+from compiler.errors import BudgetError, EvaluationError, SpecError
+from compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type
+from compiler.vectorise import Compiler, Ctx
+
+SYMBOLIC_HINT = "specs this large are meant for a symbolic (SAT / decision-diagram) backend"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Size limits of the enumerated backend (all configurable from the CLI)."""
+
+    max_hypotheses: int = 10**7
+    max_pairs: int = 2 * 10**10
+    memory_mb: int = 512
+
+    @property
+    def max_candidates(self) -> int:
+        """Unfiltered assignments the hypothesis builder may visit."""
+        return 100 * self.max_hypotheses
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.memory_mb * 2**20
+
+
+# ----------------------------------------------------------------------------- tables
+
+def product_size(domains: list[Domain]) -> int:
+    return prod(domain_size(d) for d in domains)
+
+
+def unrank_product(domains: list[Domain], ranks: np.ndarray) -> list[Any]:
+    """Encoded columns (one per domain) of the product at the given ranks."""
+    out = []
+    r = ranks
+    for d in reversed(domains):
+        n = domain_size(d)
+        out.append(compact(d.type, unrank(d, r % n)))
+        r = r // n
+    return list(reversed(out))
+
+
+def compact(t: Type, encoded: Any) -> Any:
+    """Store encoded values in the smallest dtype their type allows."""
+    if isinstance(encoded, tuple):
+        from compiler.vectorise import _component_types
+
+        types = _component_types(t, len(encoded))
+        return tuple(compact(ct, e) for ct, e in zip(types, encoded, strict=True))
+    if isinstance(t, IntT):
+        return encoded.astype(int_dtype(t))
+    if isinstance(t, EnumT):
+        return encoded.astype(int_dtype(IntT(0, len(t.values) - 1)))
+    return encoded
+
+
+def shaped(value: Any, axis: str) -> Any:
+    """1-D columns reshaped for broadcasting: rows (R, 1) or hypotheses (1, H)."""
+    if isinstance(value, tuple):
+        return tuple(shaped(v, axis) for v in value)
+    return value.reshape((-1, 1) if axis == "row" else (1, -1))
+
+
+def take(value: Any, index: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(take(v, index) for v in value)
+    return value[index]
+
+
+def concat(parts: list[Any]) -> Any:
+    if isinstance(parts[0], tuple):
+        return tuple(concat([p[k] for p in parts]) for k in range(len(parts[0])))
+    return np.concatenate(parts)
+
+
+class HypothesisTable:
+    """The secret's possible values: one encoded column per variable."""
+
+    def __init__(self, variables: list[Var], columns: list[Any], ranks: np.ndarray,
+                 strings: tuple[str, ...]):
+        self.variables = variables
+        self.columns = columns
+        self.ranks = ranks  # position of each hypothesis in the unfiltered product
+        self.strings = strings
+
+    @property
+    def size(self) -> int:
+        return len(self.ranks)
+
+    def env(self, index: Any = None) -> dict[str, Any]:
+        """Kernel inputs: each variable's column shaped (1, H)."""
+        cols = self.columns if index is None else [take(c, index) for c in self.columns]
+        return {v.name: shaped(c, "hyp") for v, c in zip(self.variables, cols, strict=True)}
+
+    def value(self, i: int) -> dict[str, Any]:
+        """Hypothesis i as plain Python values."""
+        return {v.name: to_python(v.domain.type, c, i, self.strings)
+                for v, c in zip(self.variables, self.columns, strict=True)}
+
+    def subset(self, index: Any) -> HypothesisTable:
+        return HypothesisTable(self.variables, [take(c, index) for c in self.columns],
+                               self.ranks[index], self.strings)
+
+
+def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> HypothesisTable:
+    """Every assignment of the secret satisfying the constraints, in canonical order."""
+    domains = [v.domain for v in model.secret]
+    total = product_size(domains)
+    if total > budget.max_candidates:
+        raise BudgetError(
+            f"the secret has {total:,} candidate assignments; the enumerated backend visits at "
+            f"most {budget.max_candidates:,} (100 x --max-hypotheses)",
+            hint=f"raise --max-hypotheses if you have the time and memory; {SYMBOLIC_HINT}")
+    constraints = [compiler(c) for c in model.constraints]
+    chunk = max(1, min(total, budget.memory_bytes // (64 * max(1, len(domains)) * 8)))
+    columns, ranks, kept = [], [], 0
+    for start in range(0, total, chunk):
+        r = np.arange(start, min(total, start + chunk), dtype=np.int64)
+        cols = unrank_product(domains, r)
+        keep = np.ones(len(r), dtype=bool)
+        if constraints:
+            ctx = Ctx({v.name: shaped(c, "hyp") for v, c in zip(model.secret, cols,
+                                                                  strict=True)})
+            for c in constraints:
+                keep &= np.broadcast_to(np.asarray(c(ctx)), (1, len(r)))[0]
+            cols = [take(c, keep) for c in cols]
+            r = r[keep]
+        kept += len(r)
+        if kept > budget.max_hypotheses:
+            raise BudgetError(
+                f"the hypothesis space has more than {budget.max_hypotheses:,} hypotheses "
+                f"(at least {kept:,} after {start + chunk:,} of {total:,} candidates)",
+                hint=f"raise --max-hypotheses; {SYMBOLIC_HINT}")
+        columns.append(cols)
+        ranks.append(r)
+    if kept == 0:
+        raise SpecError("no assignment of the secret satisfies the constraints",
+                        model.constraints[0].loc if model.constraints else None,
+                        hint="check the constraints and the params")
+    cols = [concat([c[k] for c in columns]) for k in range(len(domains))]
+    return HypothesisTable(model.secret, cols, np.concatenate(ranks), model.strings)
+
+
+def prior_weights(model: Model, compiler: Compiler, table: HypothesisTable) -> np.ndarray:
+    """The prior as a normalised float64 vector over the hypothesis table."""
+    if model.prior is None:
+        return np.full(table.size, 1.0 / table.size)
+    w = compiler(model.prior)(Ctx(table.env()))
+    w = np.broadcast_to(np.asarray(w, dtype=np.float64), (1, table.size))[0].copy()
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise EvaluationError("the prior weight must be finite and >= 0 for every hypothesis",
+                              model.prior.loc)
+    total = w.sum()
+    if total <= 0:
+        raise EvaluationError("the prior weight is 0 for every hypothesis", model.prior.loc)
+    return w / total
+
+
+# ----------------------------------------------------------------------------- queries
+
+class QuerySpace:
+    """A query's (or observation's) argument tuples in canonical order."""
+
+    def __init__(self, action: CheckedAction, compiler: Compiler, strings: tuple[str, ...]):
+        self.action = action
+        self.domains = [a.domain for a in action.args]
+        self.size = product_size(self.domains)
+        self.strings = strings
+        self.legal = [compiler(c) for c in action.legal]
+
+    def columns(self, ranks: np.ndarray) -> list[Any]:
+        return unrank_product(self.domains, ranks)
+
+    def env(self, ranks: np.ndarray) -> dict[str, Any]:
+        cols = self.columns(ranks)
+        return {a.name: shaped(c, "row") for a, c in zip(self.action.args, cols, strict=True)}
+
+    def legal_mask(self, ranks: np.ndarray) -> np.ndarray:
+        keep = np.ones(len(ranks), dtype=bool)
+        if self.legal:
+            ctx = Ctx(self.env(ranks))
+            for f in self.legal:
+                keep &= np.broadcast_to(np.asarray(f(ctx)), (len(ranks), 1))[:, 0]
+        return keep
+
+    def legal_ranks(self, chunk: int = 1 << 18) -> Iterator[np.ndarray]:
+        """Ranks of the legal argument tuples, in canonical order, a chunk at a time."""
+        for start in range(0, self.size, chunk):
+            r = np.arange(start, min(self.size, start + chunk), dtype=np.int64)
+            yield r[self.legal_mask(r)]
+
+    def count_legal(self, limit: int) -> int | None:
+        """Number of legal queries, or None when there are more than `limit` to look at."""
+        if self.size > limit:
+            return None
+        return sum(len(r) for r in self.legal_ranks())
+
+    def value(self, rank: int) -> dict[str, Any]:
+        cols = self.columns(np.array([rank], dtype=np.int64))
+        return {a.name: to_python(a.domain.type, c, 0, self.strings)
+                for a, c in zip(self.action.args, cols, strict=True)}
+
+    def rank(self, values: dict[str, Any]) -> int:
+        """Canonical rank of an argument tuple given as plain Python values."""
+        r = 0
+        for a in self.action.args:
+            r = r * domain_size(a.domain) + rank_of(a.domain, values[a.name])
+        return r
+
+
+def rank_of(d: Domain, value: Any) -> int:
+    """Canonical rank of a plain Python value in its domain (inverse of unrank)."""
+    from itertools import combinations
+
+    from compiler.domains import set_elements
+
+    if d.kind == "seq":
+        r = 0
+        for v in value:
+            r = r * domain_size(d.elem) + rank_of(d.elem, v)
+        return r
+    if d.kind == "record":
+        r = 0
+        for name, f in d.fields:
+            r = r * domain_size(f) + rank_of(f, value[name])
+        return r
+    if d.kind == "set":
+        elems = set_elements(d.type)
+        chosen = tuple(sorted(elems.index(v) for v in value))
+        n, k = len(elems), len(chosen)
+        from math import comb
+
+        r = sum(comb(n, j) for j in range(d.sizes[0], k))
+        for combo in combinations(range(n), k):
+            if combo == chosen:
+                return r
+            r += 1
+        raise ValueError(value)
+    t = d.type
+    if isinstance(t, IntT):
+        return int(value) - t.lo
+    if isinstance(t, BoolT):
+        return int(bool(value))
+    return t.values.index(value)
+
+
+# ----------------------------------------------------------------------------- feedback
+
+class FeedbackCoder:
+    """Feedback components <-> one integer code (mixed radix, first component first)."""
+
+    def __init__(self, action: CheckedAction, compiler: Compiler, strings: tuple[str, ...]):
+        assert action.feedback is not None
+        self.action = action
+        self.strings = strings
+        self.components = [(name, uid, node.type, compiler(node))
+                           for name, uid, node in action.feedback]
+        self.radices = [radix(t, strings) for _, _, t, _ in self.components]
+        self.size = prod(self.radices)
+        if self.size > 2**62:
+            raise SpecError(f"the feedback of '{action.name}' has too many possible values "
+                            f"({self.size:.3g}) to be coded as one integer", action.loc)
+        self.dtype = np.dtype(np.int32) if self.size < 2**31 else np.dtype(np.int64)
+        self._str_rank = {}
+        for _, _, t, _ in self.components:
+            if isinstance(t, StrT):
+                lookup = np.full(max(len(strings), 1), 0, dtype=np.int64)
+                for k, s in enumerate(sorted(t.values)):
+                    lookup[strings.index(s)] = k
+                self._str_rank[id(t)] = lookup
+
+    def codes(self, ctx: Ctx, shape: tuple[int, int]) -> np.ndarray:
+        """Evaluate every component in order; the (R, H) array of feedback codes."""
+        out = None
+        for (_, uid, t, fn), r in zip(self.components, self.radices, strict=True):
+            value = fn(ctx)
+            ctx.env[uid] = value
+            c = self.component_code(t, value)
+            if out is None:
+                out = np.broadcast_to(c, shape).astype(self.dtype)
+            else:
+                np.multiply(out, r, out=out)
+                np.add(out, c, out=out, casting="unsafe")
+        return out
+
+    def component_code(self, t: Type, value: Any) -> Any:
+        if isinstance(value, tuple):
+            from compiler.vectorise import _component_types
+
+            out: Any = 0
+            for ct, v in zip(_component_types(t, len(value)), value, strict=True):
+                out = np.add(np.multiply(out, radix(ct, self.strings), dtype=self.dtype),
+                             self.component_code(ct, v), dtype=self.dtype)
+            return out
+        if isinstance(t, IntT):
+            return np.subtract(value, t.lo, dtype=self.dtype)
+        if isinstance(t, StrT):
+            return self._str_rank[id(t)][value]
+        if isinstance(t, SetT | BoolT | EnumT):
+            return np.asarray(value).astype(self.dtype)
+        raise TypeError(t)
+
+    def decode(self, code: int) -> dict[str, Any]:
+        """A feedback code as {component: plain Python value}."""
+        parts = {}
+        for (name, _, t, _), r in reversed(list(zip(self.components, self.radices,
+                                                    strict=True))):
+            parts[name] = decode(t, int(code % r), self.strings)
+            code //= r
+        return dict(reversed(list(parts.items())))
+
+    def encode(self, values: dict[str, Any]) -> int:
+        """The code of a feedback given as plain Python values (inverse of decode)."""
+        from compiler.domains import code, from_python
+
+        out = 0
+        for (name, _, t, _), r in zip(self.components, self.radices, strict=True):
+            out = out * r + int(code(t, from_python(t, values[name], self.strings),
+                                     self.strings))
+        return out
+
+
+def rows_per_chunk(hypotheses: int, budget: Budget, bytes_per_cell: int = 48) -> int:
+    return max(1, budget.memory_bytes // max(1, hypotheses * bytes_per_cell))
+
+
+__all__ = ["Budget", "FeedbackCoder", "HypothesisTable", "QuerySpace", "build_hypotheses",
+           "prior_weights", "product_size", "rank_of", "rows_per_chunk", "unrank_product"]

@@ -1,0 +1,205 @@
+"""load_game(path) -> Game: a spec file read, checked and ready for the enumerated backend.
+
+`Game` is what a solver sees: the checked model, the hypothesis table and
+prior (built on first use), and per query its canonical argument space,
+feedback coder and kernels. It also exposes the reference interpreter on
+single points, so any result can be cross-checked the slow, obvious way.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from compiler.check import CheckedAction, Model, check_spec
+from compiler.domains import from_python
+from compiler.enumerate import (
+    Budget,
+    FeedbackCoder,
+    HypothesisTable,
+    QuerySpace,
+    build_hypotheses,
+    prior_weights,
+    product_size,
+    rows_per_chunk,
+    shaped,
+    take,
+)
+from compiler.errors import BudgetError, SpecError
+from compiler.interpret import evaluate
+from compiler.source import Document
+from compiler.spec import read_spec
+from compiler.vectorise import Compiler, Ctx
+
+
+def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """`name=value` strings (values read as YAML scalars) -> {name: value}."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise SpecError(f"--set expects name=value, got '{item}'", hint="e.g. --set pegs=5")
+        try:
+            value = yaml.safe_load(text) if text.strip() else None
+        except yaml.YAMLError:
+            value = text
+        if value is None or isinstance(value, list | dict):
+            raise SpecError(f"--set {name}: '{text}' is not a single value")
+        out[name.strip()] = value
+    return out
+
+
+def load_game(path: str | Path, overrides: dict[str, Any] | None = None,
+              budget: Budget | None = None) -> Game:
+    """Read, check and prepare a spec file."""
+    doc = Document.from_path(path)
+    model = check_spec(read_spec(doc), overrides)
+    return Game(model, budget or Budget())
+
+
+def load_game_text(text: str, file: str = "<spec>", overrides: dict[str, Any] | None = None,
+                   budget: Budget | None = None) -> Game:
+    """As load_game, from spec text (file names the text in error messages)."""
+    return Game(check_spec(read_spec(Document(text, file)), overrides), budget or Budget())
+
+
+class Game:
+    """A checked game with its enumerated hypothesis space."""
+
+    def __init__(self, model: Model, budget: Budget):
+        self.model = model
+        self.budget = budget
+        self.compiler = Compiler(model.strings)
+        self._cache: dict[tuple, Any] = {}  # kernel cache for the full hypothesis table
+
+    @property
+    def name(self) -> str:
+        return self.model.game
+
+    # -- the hypothesis space
+
+    @cached_property
+    def hypotheses(self) -> HypothesisTable:
+        return build_hypotheses(self.model, self.compiler, self.budget)
+
+    @cached_property
+    def prior(self) -> np.ndarray:
+        return prior_weights(self.model, self.compiler, self.hypotheses)
+
+    @property
+    def entropy_bits(self) -> float:
+        p = self.prior[self.prior > 0]
+        return float(-(p * np.log2(p)).sum()) if self.model.prior is not None \
+            else math.log2(self.hypotheses.size)
+
+    # -- queries
+
+    def actions(self) -> list[CheckedAction]:
+        return self.model.queries + self.model.observations
+
+    def space(self, query: str) -> QuerySpace:
+        key = ("space", query)
+        if key not in self._cache:
+            self._cache[key] = QuerySpace(self.model.action(query), self.compiler,
+                                          self.model.strings)
+        return self._cache[key]
+
+    def coder(self, query: str) -> FeedbackCoder:
+        key = ("coder", query)
+        if key not in self._cache:
+            action = self.model.action(query)
+            if action.feedback is None:
+                raise SpecError(f"'{query}' has a response, not a deterministic feedback")
+            self._cache[key] = FeedbackCoder(action, self.compiler, self.model.strings)
+        return self._cache[key]
+
+    def feedback_matrix(self, query: str, ranks: np.ndarray,
+                        hyp_index: np.ndarray | None = None) -> np.ndarray:
+        """Feedback codes, shape (len(ranks), hypotheses), for queries at `ranks`."""
+        coder = self.coder(query)
+        h = self.hypotheses.size if hyp_index is None else len(hyp_index)
+        need = len(ranks) * h * coder.dtype.itemsize
+        if need > self.budget.memory_bytes:
+            raise BudgetError(
+                f"a feedback matrix of {len(ranks):,} queries x {h:,} hypotheses needs "
+                f"{need / 2**20:,.0f} MiB, over the {self.budget.memory_mb} MiB budget",
+                hint="raise --memory-mb, or ask for partition counts, which are chunked")
+        out = np.empty((len(ranks), h), dtype=coder.dtype)
+        for lo, hi, block in self._blocks(query, ranks, hyp_index):
+            out[lo:hi] = block
+        return out
+
+    def partition_counts(self, query: str, ranks: np.ndarray,
+                         hyp_index: np.ndarray | None = None) -> np.ndarray:
+        """Hypotheses per feedback code: shape (len(ranks), feedback alphabet size)."""
+        coder = self.coder(query)
+        h = self.hypotheses.size if hyp_index is None else len(hyp_index)
+        if len(ranks) * h > self.budget.max_pairs:
+            raise BudgetError(
+                f"scoring {len(ranks):,} queries against {h:,} hypotheses is "
+                f"{len(ranks) * h:,} pairs, over the budget of {self.budget.max_pairs:,}",
+                hint="raise --max-pairs, or sample queries")
+        out = np.zeros((len(ranks), coder.size), dtype=np.int64)
+        for lo, hi, block in self._blocks(query, ranks, hyp_index):
+            offsets = (np.arange(hi - lo, dtype=np.int64) * coder.size)[:, None]
+            flat = np.bincount((block + offsets).ravel(), minlength=(hi - lo) * coder.size)
+            out[lo:hi] = flat.reshape(hi - lo, coder.size)
+        return out
+
+    def _blocks(self, query: str, ranks: np.ndarray, hyp_index: np.ndarray | None):
+        coder, space = self.coder(query), self.space(query)
+        if hyp_index is None:
+            hyp_env, cache = self.hypotheses.env(), self._cache.setdefault(("kernel",), {})
+            h = self.hypotheses.size
+        else:
+            hyp_env, cache, h = self.hypotheses.env(hyp_index), {}, len(hyp_index)
+        step = rows_per_chunk(h, self.budget)
+        for lo in range(0, len(ranks), step):
+            hi = min(len(ranks), lo + step)
+            ctx = Ctx({**hyp_env, **space.env(ranks[lo:hi])}, cache=cache)
+            yield lo, hi, coder.codes(ctx, (hi - lo, h))
+
+    # -- one point at a time (the reference path)
+
+    def reference_feedback(self, query: str, args: dict[str, Any],
+                           hypothesis: dict[str, Any]) -> dict[str, Any]:
+        """Feedback of one query on one hypothesis, by the reference interpreter."""
+        action = self.model.action(query)
+        env = {**hypothesis, **args}
+        out = {}
+        for name, uid, node in action.feedback or []:
+            env[uid] = out[name] = evaluate(node, env)
+        return out
+
+    def kernel_feedback(self, query: str, args: dict[str, Any],
+                        hypothesis: dict[str, Any]) -> dict[str, Any]:
+        """Feedback of one query on one hypothesis, through the vectorised kernels."""
+        action = self.model.action(query)
+        strings = self.model.strings
+        env = {}
+        for a in action.args:
+            env[a.name] = shaped(_as_column(from_python(a.domain.type, args[a.name], strings)),
+                                 "row")
+        for v in self.model.secret:
+            env[v.name] = shaped(_as_column(from_python(v.domain.type, hypothesis[v.name],
+                                                        strings)), "hyp")
+        coder = self.coder(query)
+        code = coder.codes(Ctx(env), (1, 1))[0, 0]
+        return coder.decode(int(code))
+
+    def query_count(self, query: str) -> int:
+        return product_size([a.domain for a in self.model.action(query).args])
+
+
+def _as_column(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_as_column(v) for v in value)
+    return np.asarray([value])
+
+
+__all__ = ["Budget", "Game", "load_game", "load_game_text", "parse_overrides", "take"]

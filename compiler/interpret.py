@@ -1,0 +1,299 @@
+"""The reference interpreter: typed IR evaluated in plain Python, one point at a time.
+
+It is deliberately straightforward -- no numpy, no caching, no broadcasting --
+so it can serve as the oracle the vectorised kernels are tested against.
+
+Values: int, bool, float; enum labels and strings as `str`; sets as
+`frozenset`; sequences and tuples as `tuple`; records as `dict`; a domain name
+as its `Domain`; a data table (or a partly indexed one) as `TableView`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from compiler import ir
+from compiler.domains import domain_values
+from compiler.errors import EvaluationError
+from compiler.ir import EnumT, FloatT, IntT, RangeT, SetT
+
+
+@dataclass(frozen=True)
+class TableView:
+    table: Any  # check.Table
+    prefix: tuple[int, ...]
+
+
+def evaluate(node: ir.Node, env: dict[str, Any]) -> Any:
+    """Value of a typed expression; env maps secret/argument/local ids to values."""
+    return _EVAL[type(node)](node, env)
+
+
+def _const(node: ir.Const, env):
+    return node.value
+
+
+def _name(node: ir.Name, env):
+    kind, key = node.ref
+    if kind == "domain":
+        return key
+    if kind == "table":
+        return TableView(key, ())
+    return env[key]
+
+
+def _unary(node: ir.Unary, env):
+    v = evaluate(node.operand, env)
+    return (not v) if node.op == "not" else -v
+
+
+def _binary(node: ir.Binary, env):
+    op = node.op
+    if op == "and":
+        return evaluate(node.left, env) and evaluate(node.right, env)
+    if op == "or":
+        return evaluate(node.left, env) or evaluate(node.right, env)
+    a = evaluate(node.left, env)
+    b = evaluate(node.right, env)
+    if op in ("in", "not in"):
+        inside = _contains(b, a)
+        return inside if op == "in" else not inside
+    if op in ("<", "<=", ">", ">=") and isinstance(node.left.type, EnumT):
+        labels = node.left.type.values
+        a, b = labels.index(a), labels.index(b)
+    if op == "==":
+        return a == b
+    if op == "!=":
+        return a != b
+    if op == "<":
+        return a < b
+    if op == "<=":
+        return a <= b
+    if op == ">":
+        return a > b
+    if op == ">=":
+        return a >= b
+    return arithmetic(op, a, b, node)
+
+
+def arithmetic(op: str, a: Any, b: Any, node: ir.Node) -> Any:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op in ("/", "//", "%") and b == 0:
+        raise EvaluationError(f"division by zero in '{node.text}'", node.loc)
+    if op == "/":
+        return a / b
+    if op == "//":
+        return a // b
+    if op == "%":
+        return a % b
+    if op == "**":
+        if isinstance(node.type, FloatT):
+            try:
+                return float(a) ** b
+            except ZeroDivisionError:
+                raise EvaluationError(f"zero to a negative power in '{node.text}'",
+                                      node.loc) from None
+        return a ** b
+    raise AssertionError(op)
+
+
+def _contains(container: Any, x: Any) -> bool:
+    if isinstance(container, range | frozenset | tuple):
+        return x in container
+    return x in domain_values(container)
+
+
+def _ifexpr(node: ir.IfExpr, env):
+    return evaluate(node.then if evaluate(node.cond, env) else node.other, env)
+
+
+def _rangeexpr(node: ir.RangeExpr, env):
+    return range(evaluate(node.lo, env), evaluate(node.hi, env) + 1)
+
+
+def _index(node: ir.Index, env):
+    target = evaluate(node.target, env)
+    i = evaluate(node.index, env)
+    if isinstance(target, TableView):
+        dim = target.table.index[len(target.prefix)].type
+        pos = i - dim.lo if isinstance(dim, IntT) else (
+            dim.values.index(i) if isinstance(dim, EnumT) else int(i))
+        view = TableView(target.table, target.prefix + (pos,))
+        if len(view.prefix) == len(target.table.index):
+            v = target.table.values[view.prefix]
+            return int(v) if isinstance(node.type, IntT) else float(v)
+        return view
+    if not 0 <= i < len(target):
+        raise EvaluationError(f"index {i} is out of range 0..{len(target) - 1} in "
+                              f"'{node.text}'", node.loc)
+    return target[i]
+
+
+def _field(node: ir.Field, env):
+    return evaluate(node.target, env)[node.name]
+
+
+def _tupleexpr(node, env):
+    return tuple(evaluate(x, env) for x in node.items)
+
+
+def _let(node: ir.Let, env):
+    inner = dict(env)
+    for uid, expr in node.bindings:
+        inner[uid] = evaluate(expr, inner)
+    return evaluate(node.body, inner)
+
+
+def iterate(node: ir.Node, value: Any) -> list[Any]:
+    """The elements of an iterable value, in canonical order."""
+    if isinstance(value, range | tuple):
+        return list(value)
+    if isinstance(value, frozenset):
+        t = node.type
+        assert isinstance(t, SetT)
+        from compiler.domains import set_elements
+
+        return [e for e in set_elements(t) if e in value]
+    return domain_values(value)
+
+
+def _generator(node: ir.Generator, env):
+    results = []  # body values where the filter holds, in order
+
+    def walk(k: int, scope: dict[str, Any]) -> None:
+        if k == len(node.loops):
+            if node.cond is None or evaluate(node.cond, scope):
+                results.append(evaluate(node.body, scope))
+            return
+        loop = node.loops[k]
+        for item in iterate(loop.iterable, evaluate(loop.iterable, scope)):
+            inner = dict(scope)
+            if len(loop.names) == 1:
+                inner[loop.names[0]] = item
+            else:
+                for uid, part in zip(loop.names, item, strict=True):
+                    inner[uid] = part
+            walk(k + 1, inner)
+
+    walk(0, env)
+    default = [evaluate(x, env) for x in node.extra]
+    return aggregate(node.func, results, default, node)
+
+
+def aggregate(func: str, values: list[Any], default: list[Any], node: ir.Node) -> Any:
+    if func == "count":
+        return sum(1 for v in values if v)
+    if func == "sum":
+        return sum(values, 0.0 if isinstance(node.type, FloatT) else 0)
+    if func == "prod":
+        return math.prod(values, start=1.0 if isinstance(node.type, FloatT) else 1)
+    if func == "exists":
+        return any(values)
+    if func == "forall":
+        return all(values)
+    if not values:
+        if default:
+            return default[0]
+        raise EvaluationError(f"{func} of nothing in '{node.text}'", node.loc,
+                              hint=f"give a default: {func}(... for ..., default)")
+    if func == "first":
+        return values[0]
+    return min(values) if func == "min" else max(values)
+
+
+def _call(node: ir.Call, env):
+    f = node.func
+    args = [evaluate(a, env) for a in node.args]
+    if f == "count":
+        return sum(1 for x in args[0] if x == args[1])
+    if f in ("size", "len"):
+        return len(args[0]) if not isinstance(args[0], range) else len(args[0])
+    if f == "disjoint":
+        return not (args[0] & args[1])
+    if f == "union":
+        return args[0] | args[1]
+    if f == "intersection":
+        return args[0] & args[1]
+    if f == "alldifferent":
+        return len(set(args[0])) == len(args[0])
+    if f == "abs":
+        return abs(args[0])
+    if f == "sqrt":
+        if args[0] < 0:
+            raise EvaluationError(f"square root of a negative number in '{node.text}'",
+                                  node.loc)
+        return math.sqrt(args[0])
+    if f == "exp":
+        try:
+            return math.exp(args[0])
+        except OverflowError:
+            return math.inf
+    if f == "log":
+        if args[0] < 0:
+            raise EvaluationError(f"log of a negative number in '{node.text}'", node.loc)
+        return math.log(args[0]) if args[0] > 0 else -math.inf
+    if f in ("min", "max") and len(args) >= 2:
+        return min(args) if f == "min" else max(args)
+    if f in ("min", "max", "sum", "prod", "exists", "forall", "first"):
+        return aggregate(f, list(args[0]), [], node)
+    if f == "int":
+        return int(args[0])
+    if f == "float":
+        return float(args[0])
+    if f == "onehot":
+        values = [v for v in _universe(node.args[1].type.elem)]
+        return tuple(int(v == args[0]) for v in values)
+    if f == "dirichlet_pdf":
+        return dirichlet_pdf(args[0], args[1])
+    raise AssertionError(f)
+
+
+def _universe(t: Any) -> list[Any]:
+    if isinstance(t, IntT):
+        return list(range(t.lo, t.hi + 1))
+    return list(t.values)
+
+
+def dirichlet_pdf(x: tuple[float, ...], alpha: tuple[float, ...]) -> float:
+    """Density of the Dirichlet distribution with parameters alpha at the point x."""
+    if any(a <= 0 for a in alpha):
+        return 0.0
+    if any(v < 0 for v in x) or abs(sum(x) - 1.0) > 1e-9:
+        return 0.0
+    log_norm = math.lgamma(sum(alpha)) - sum(math.lgamma(a) for a in alpha)
+    total = 0.0
+    for v, a in zip(x, alpha, strict=True):
+        if v == 0:
+            if a < 1:
+                return math.inf
+            if a > 1:
+                return 0.0
+            continue
+        total += (a - 1) * math.log(v)
+    return math.exp(log_norm + total)
+
+
+_EVAL = {
+    ir.Const: _const,
+    ir.Name: _name,
+    ir.Unary: _unary,
+    ir.Binary: _binary,
+    ir.IfExpr: _ifexpr,
+    ir.RangeExpr: _rangeexpr,
+    ir.Index: _index,
+    ir.Field: _field,
+    ir.TupleExpr: _tupleexpr,
+    ir.ListExpr: _tupleexpr,
+    ir.Call: _call,
+    ir.Generator: _generator,
+    ir.Let: _let,
+}
+
+__all__ = ["RangeT", "TableView", "aggregate", "dirichlet_pdf", "evaluate", "iterate"]

@@ -1,0 +1,663 @@
+"""Vectorised kernels: typed IR compiled to closures over numpy arrays.
+
+A value is evaluated for a block of rows (query arguments, or answers) against
+a block of hypotheses at once. Row-dependent inputs have shape (R, 1),
+hypothesis-dependent ones (1, H), constants are Python scalars; numpy's
+broadcasting then evaluates every subexpression at the smallest shape its
+dependencies need. Sequences, tuples and records are Python tuples of arrays.
+
+Generators are unrolled in Python over their static iteration space (a set is
+iterated over its element universe with a membership mask, a range with
+dynamic ends over its static bounds with a mask). Subexpressions that do not
+depend on the rows are cached per hypothesis block, keyed by the iteration
+of the loops they depend on: in `min(count(g, c), count(code, c))`, the
+secret's colour counts are computed once, not once per row block.
+
+Integers use the smallest dtype their static bounds allow. Where the reference
+interpreter raises (division by zero, index out of range, `min` of nothing
+without a default) the kernel substitutes a harmless value instead, because
+it evaluates both branches of every `if`; see docs/spec-language.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from compiler import ir
+from compiler.domains import Domain, domain_size, int_dtype, universe_size, unrank
+from compiler.ir import (
+    HYP,
+    ROW,
+    BoolT,
+    DomainT,
+    EnumT,
+    FloatT,
+    IntT,
+    RangeT,
+    RecordT,
+    SeqT,
+    SetT,
+    StrT,
+    TableT,
+    TupleT,
+    Type,
+)
+
+Fn = Callable[["Ctx"], Any]
+
+
+@dataclass
+class RangeVal:
+    lo: Any
+    hi: Any
+
+
+@dataclass
+class Ctx:
+    """What one evaluation sees: variable values, loop positions, the block cache."""
+
+    env: dict[str, Any]
+    it: dict[str, int] = field(default_factory=dict)
+    cache: dict[tuple, Any] = field(default_factory=dict)
+
+
+class Compiler:
+    """Compiles typed IR nodes (once each) into closures `fn(ctx) -> value`."""
+
+    def __init__(self, strings: tuple[str, ...]):
+        self.strings = strings
+        self.compiled: dict[int, Fn] = {}
+
+    def __call__(self, node: ir.Node) -> Fn:
+        fn = self.compiled.get(id(node))
+        if fn is None:
+            fn = getattr(self, "_" + type(node).__name__.lower())(node)
+            if _cacheable(node):
+                fn = _cached(node, fn)
+            self.compiled[id(node)] = fn
+        return fn
+
+    # -- leaves
+
+    def _const(self, node: ir.Const) -> Fn:
+        value = encode_const(node.type, node.value, self.strings)
+        return lambda ctx: value
+
+    def _name(self, node: ir.Name) -> Fn:
+        kind, key = node.ref
+        if kind in ("domain", "table"):
+            return lambda ctx: key
+        return lambda ctx: ctx.env[key]
+
+    # -- operators
+
+    def _unary(self, node: ir.Unary) -> Fn:
+        f = self(node.operand)
+        if node.op == "not":
+            return lambda ctx: np.logical_not(f(ctx))
+        dt = _dtype(node.type)
+        return lambda ctx: np.negative(f(ctx), dtype=dt)
+
+    def _binary(self, node: ir.Binary) -> Fn:
+        a, b, op = self(node.left), self(node.right), node.op
+        if op == "and":
+            return lambda ctx: np.logical_and(a(ctx), b(ctx))
+        if op == "or":
+            return lambda ctx: np.logical_or(a(ctx), b(ctx))
+        if op in ("==", "!="):
+            t = node.left.type
+            if op == "==":
+                return lambda ctx: equal(t, a(ctx), b(ctx))
+            return lambda ctx: np.logical_not(equal(t, a(ctx), b(ctx)))
+        if op in ("<", "<=", ">", ">="):
+            ufunc = {"<": np.less, "<=": np.less_equal, ">": np.greater,
+                     ">=": np.greater_equal}[op]
+            return lambda ctx: ufunc(a(ctx), b(ctx))
+        if op in ("in", "not in"):
+            test = self.membership(node.left, node.right)
+            if op == "in":
+                return test
+            return lambda ctx: np.logical_not(test(ctx))
+        return self.arithmetic(node, a, b)
+
+    def arithmetic(self, node: ir.Binary, a: Fn, b: Fn) -> Fn:
+        op, dt = node.op, _dtype(node.type)
+        rt = node.right.type
+        may_be_zero = not isinstance(rt, IntT) or rt.lo <= 0 <= rt.hi
+        if op in ("+", "-", "*"):
+            ufunc = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
+            return lambda ctx: ufunc(a(ctx), b(ctx), dtype=dt)
+        if op in ("/", "//", "%"):
+            ufunc = {"/": np.true_divide, "//": np.floor_divide, "%": np.remainder}[op]
+
+            def divide(ctx):
+                x, y = a(ctx), b(ctx)
+                if may_be_zero:
+                    y = np.where(np.equal(y, 0), 1, y)
+                return ufunc(x, y, dtype=dt)
+
+            return divide
+        if isinstance(node.type, FloatT):
+            def fpow(ctx):
+                x = np.asarray(a(ctx), dtype=np.float64)
+                y = np.asarray(b(ctx), dtype=np.float64)
+                with np.errstate(all="ignore"):
+                    return np.power(x, y)
+            return fpow
+        return lambda ctx: np.power(a(ctx), b(ctx), dtype=dt)
+
+    def membership(self, x_node: ir.Node, coll_node: ir.Node) -> Fn:
+        x = self(x_node)
+        t = coll_node.type
+        if isinstance(t, SetT):
+            s = self(coll_node)
+            offset = t.elem.lo if isinstance(t.elem, IntT) else 0
+            n = universe_size(t.elem)
+            xt = x_node.type
+            checked = isinstance(xt, IntT) and (xt.lo < offset or xt.hi >= offset + n)
+
+            def in_set(ctx):
+                pos = np.subtract(x(ctx), offset, dtype=np.int64)
+                if checked:
+                    inside = (pos >= 0) & (pos < n)
+                    bits = np.right_shift(s(ctx), np.clip(pos, 0, n - 1)) & 1
+                    return inside & bits.astype(bool)
+                return (np.right_shift(s(ctx), pos) & 1).astype(bool)
+
+            return in_set
+        if isinstance(t, RangeT):
+            r = self(coll_node)
+
+            def in_range(ctx):
+                v, rng = x(ctx), r(ctx)
+                return np.logical_and(np.greater_equal(v, rng.lo), np.less_equal(v, rng.hi))
+
+            return in_range
+        if isinstance(t, SeqT):
+            xs = self(coll_node)
+            et = t.elem
+            return lambda ctx: _any([equal(et, x(ctx), e) for e in xs(ctx)])
+        assert isinstance(t, DomainT)
+        if isinstance(t.elem, IntT):
+            lo, hi = t.elem.lo, t.elem.hi
+            return lambda ctx: np.logical_and(np.greater_equal(x(ctx), lo),
+                                              np.less_equal(x(ctx), hi))
+        return lambda ctx: np.True_
+
+    def _ifexpr(self, node: ir.IfExpr) -> Fn:
+        c, a, b, t = self(node.cond), self(node.then), self(node.other), node.type
+        return lambda ctx: select(t, c(ctx), a(ctx), b(ctx))
+
+    def _rangeexpr(self, node: ir.RangeExpr) -> Fn:
+        lo, hi = self(node.lo), self(node.hi)
+        return lambda ctx: RangeVal(lo(ctx), hi(ctx))
+
+    def _index(self, node: ir.Index) -> Fn:
+        if isinstance(node.target.type, TableT):
+            return self.table_lookup(node)
+        target, t = self(node.target), node.target.type
+        it = node.index.type
+        if it.lo == it.hi:
+            k = it.lo
+            return lambda ctx: target(ctx)[k]
+        index = self(node.index)
+        n = t.length if isinstance(t, SeqT) else len(t.items)
+
+        def pick(ctx):
+            items, i = target(ctx), index(ctx)
+            out = items[0]
+            for k in range(max(it.lo, 1), min(it.hi, n - 1) + 1):
+                out = select(node.type, np.equal(i, k), items[k], out)
+            return out
+
+        return pick
+
+    def table_lookup(self, node: ir.Index) -> Fn:
+        chain: list[ir.Node] = []
+        target: ir.Node = node
+        while isinstance(target, ir.Index):
+            chain.append(target.index)
+            target = target.target
+        chain.reverse()
+        table = target.ref[1]
+        if len(chain) != len(table.index):
+            raise AssertionError("partial table index")  # check.py only allows full ones
+        fns = [self(i) for i in chain]
+        offsets = [d.type.lo if isinstance(d.type, IntT) else 0 for d in table.index]
+        sizes = [universe_size(d.type) for d in table.index]
+        values = table.values
+
+        def lookup(ctx):
+            pos = tuple(np.clip(np.subtract(f(ctx), off, dtype=np.int64), 0, n - 1)
+                        for f, off, n in zip(fns, offsets, sizes, strict=True))
+            return values[np.broadcast_arrays(*pos)] if pos else values
+
+        return lookup
+
+    def _field(self, node: ir.Field) -> Fn:
+        target = self(node.target)
+        t = node.target.type
+        assert isinstance(t, RecordT)
+        k = [n for n, _ in t.fields].index(node.name)
+        return lambda ctx: target(ctx)[k]
+
+    def _tupleexpr(self, node: ir.TupleExpr) -> Fn:
+        items = [self(x) for x in node.items]
+        return lambda ctx: tuple(f(ctx) for f in items)
+
+    _listexpr = _tupleexpr
+
+    def _let(self, node: ir.Let) -> Fn:
+        bindings = [(uid, self(e)) for uid, e in node.bindings]
+        body = self(node.body)
+
+        def let(ctx):
+            for uid, f in bindings:
+                ctx.env[uid] = f(ctx)
+            return body(ctx)
+
+        return let
+
+    # -- calls
+
+    def _call(self, node: ir.Call) -> Fn:
+        args = [self(a) for a in node.args]
+        f, types = node.func, [a.type for a in node.args]
+        dt = _dtype(node.type)
+        if f == "count":
+            et = types[0].elem
+            xs, v = args
+
+            def count(ctx):
+                value = v(ctx)
+                acc = None
+                for e in xs(ctx):
+                    acc = _accumulate(acc, equal(et, e, value), np.add, dt)
+                return acc if acc is not None else dt.type(0)
+
+            return count
+        if f in ("size", "len"):
+            t = types[0]
+            if isinstance(t, SetT):
+                return lambda ctx: np.bitwise_count(args[0](ctx)).astype(dt)
+            if isinstance(t, SeqT):
+                return lambda ctx: t.length
+            if isinstance(t, RangeT):
+                def range_size(ctx):
+                    r = args[0](ctx)
+                    return np.maximum(np.subtract(r.hi, r.lo, dtype=np.int64) + 1, 0)
+                return range_size
+            n = domain_size(node.args[0].ref[1])
+            return lambda ctx: n
+        if f == "disjoint":
+            return lambda ctx: np.equal(np.bitwise_and(args[0](ctx), args[1](ctx)), 0)
+        if f == "union":
+            return lambda ctx: np.bitwise_or(args[0](ctx), args[1](ctx))
+        if f == "intersection":
+            return lambda ctx: np.bitwise_and(args[0](ctx), args[1](ctx))
+        if f == "alldifferent":
+            et = types[0].elem
+
+            def alldifferent(ctx):
+                xs = args[0](ctx)
+                return _all([np.logical_not(equal(et, xs[i], xs[j]))
+                             for i in range(len(xs)) for j in range(i + 1, len(xs))])
+
+            return alldifferent
+        if f == "abs":
+            return lambda ctx: np.abs(args[0](ctx)).astype(dt)
+        if f in ("sqrt", "exp", "log"):
+            ufunc = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log}[f]
+
+            def unary_float(ctx):
+                with np.errstate(all="ignore"):
+                    return ufunc(np.asarray(args[0](ctx), dtype=np.float64))
+
+            return unary_float
+        if f in ("min", "max") and len(args) >= 2:
+            ufunc = np.minimum if f == "min" else np.maximum
+
+            def nary(ctx):
+                out = np.asarray(args[0](ctx)).astype(dt)
+                for g in args[1:]:
+                    out = ufunc(out, np.asarray(g(ctx)).astype(dt))
+                return out
+
+            return nary
+        if f in ("min", "max", "sum", "prod", "exists", "forall", "first"):
+            return self.reduce_seq(node, args[0])
+        if f == "int":
+            if isinstance(types[0], FloatT):
+                return lambda ctx: np.trunc(args[0](ctx)).astype(np.int64)
+            return lambda ctx: np.asarray(args[0](ctx)).astype(dt)
+        if f == "float":
+            return lambda ctx: np.asarray(args[0](ctx), dtype=np.float64)
+        if f == "onehot":
+            et = types[1].elem
+            codes = list(range(et.lo, et.hi + 1)) if isinstance(et, IntT) \
+                else list(range(len(et.values)))
+            return lambda ctx: tuple(np.equal(args[0](ctx), c).astype(np.int8) for c in codes)
+        if f == "dirichlet_pdf":
+            return lambda ctx: dirichlet_pdf(args[0](ctx), args[1](ctx))
+        raise AssertionError(f)
+
+    def reduce_seq(self, node: ir.Call, xs: Fn) -> Fn:
+        f, dt = node.func, _dtype(node.type)
+        t = node.args[0].type
+
+        def reduce(ctx):
+            items = xs(ctx)
+            state = Aggregate(f, node.type, dt)
+            for e in items:
+                state.add(e, None)
+            return state.result(None)
+
+        if f in ("min", "max") and isinstance(t.elem, IntT | FloatT):
+            ufunc = np.minimum if f == "min" else np.maximum
+
+            def fast(ctx):
+                items = xs(ctx)
+                out = np.asarray(items[0]).astype(dt)
+                for e in items[1:]:
+                    out = ufunc(out, e)
+                return out
+
+            return fast
+        return reduce
+
+    def _generator(self, node: ir.Generator) -> Fn:
+        sources = [self.loop_source(lp) for lp in node.loops]
+        body = self(node.body)
+        cond = self(node.cond) if node.cond is not None else None
+        extra = [self(x) for x in node.extra]
+        t, dt = node.type, _dtype(node.type)
+        f = node.func
+
+        def generate(ctx):
+            state = Aggregate(f, t, dt)
+
+            def walk(k: int, mask):
+                if k == len(sources):
+                    m = mask
+                    if cond is not None:
+                        c = cond(ctx)
+                        m = c if m is None else np.logical_and(m, c)
+                    state.add(body(ctx), m)
+                    return
+                for mk in sources[k](ctx):
+                    walk(k + 1, mk if mask is None else (
+                        mask if mk is None else np.logical_and(mask, mk)))
+
+            walk(0, None)
+            return state.result(extra[0](ctx) if extra else None)
+
+        return generate
+
+    def loop_source(self, loop: ir.Loop) -> Callable[[Ctx], Any]:
+        """A generator function: binds the loop names per iteration, yields the mask."""
+        it = loop.iterable
+        t = it.type
+        names = loop.names
+        values = self(it)
+
+        def bind(ctx, k, value):
+            ctx.it[names[0]] = k
+            if len(names) == 1:
+                ctx.env[names[0]] = value
+            else:
+                for uid, part in zip(names, value, strict=True):
+                    ctx.env[uid] = part
+                    ctx.it[uid] = k
+
+        if isinstance(t, SeqT):
+            def over_seq(ctx):
+                for k, v in enumerate(values(ctx)):
+                    bind(ctx, k, v)
+                    yield None
+            return over_seq
+        if isinstance(t, SetT):
+            offset = t.elem.lo if isinstance(t.elem, IntT) else 0
+            n = universe_size(t.elem)
+
+            def over_set(ctx):
+                s = values(ctx)
+                for b in range(n):
+                    bind(ctx, b, b + offset)
+                    yield (np.right_shift(s, b) & 1).astype(bool)
+            return over_set
+        if isinstance(t, RangeT):
+            static_lo, static_hi = t.elem.lo, t.elem.hi
+
+            def over_range(ctx):
+                r = values(ctx)
+                if np.ndim(r.lo) == 0 and np.ndim(r.hi) == 0:
+                    for k, v in enumerate(range(int(r.lo), int(r.hi) + 1)):
+                        bind(ctx, k, v)
+                        yield None
+                    return
+                for k, v in enumerate(range(static_lo, static_hi + 1)):
+                    bind(ctx, k, v)
+                    yield np.logical_and(np.less_equal(r.lo, v), np.greater_equal(r.hi, v))
+            return over_range
+        assert isinstance(t, DomainT)
+        d: Domain = it.ref[1]
+        encoded = unrank(d, np.arange(domain_size(d), dtype=np.int64))
+        elems = [_element(encoded, k) for k in range(domain_size(d))]
+
+        def over_domain(ctx):
+            for k, v in enumerate(elems):
+                bind(ctx, k, v)
+                yield None
+        return over_domain
+
+
+class Aggregate:
+    """Running state of count/sum/prod/min/max/exists/forall/first under masks."""
+
+    def __init__(self, func: str, t: Type, dt: np.dtype):
+        self.func, self.type, self.dt = func, t, dt
+        self.acc: Any = None
+        self.seen: Any = False
+
+    def add(self, value: Any, mask: Any) -> None:
+        f = self.func
+        if f == "count":
+            term = value if mask is None else np.logical_and(mask, value)
+            self.acc = _accumulate(self.acc, term, np.add, self.dt)
+        elif f in ("sum", "prod"):
+            if mask is not None:
+                value = np.where(mask, value, 0 if f == "sum" else 1)
+            self.acc = _accumulate(self.acc, value, np.add if f == "sum" else np.multiply,
+                                   self.dt)
+        elif f == "exists":
+            term = value if mask is None else np.logical_and(mask, value)
+            self.acc = term if self.acc is None else np.logical_or(self.acc, term)
+        elif f == "forall":
+            term = value if mask is None else np.logical_or(np.logical_not(mask), value)
+            self.acc = term if self.acc is None else np.logical_and(self.acc, term)
+        elif f in ("min", "max"):
+            ufunc = np.minimum if f == "min" else np.maximum
+            if self.acc is None:
+                self.acc, self.seen = value, (True if mask is None else mask)
+                return
+            best = ufunc(self.acc, value)
+            if self.seen is not True:
+                best = select(self.type, self.seen, best, value)
+            if mask is None:
+                self.acc, self.seen = best, True
+            else:
+                self.acc = select(self.type, mask, best, self.acc)
+                self.seen = True if self.seen is True else np.logical_or(self.seen, mask)
+        else:  # first
+            if self.acc is None:
+                self.acc = value
+                self.seen = True if mask is None else mask
+            else:
+                take = np.logical_not(self.seen) if mask is None else \
+                    np.logical_and(np.logical_not(self.seen), mask)
+                self.acc = select(self.type, take, value, self.acc)
+                self.seen = np.logical_or(self.seen, True if mask is None else mask)
+
+    def result(self, default: Any) -> Any:
+        f = self.func
+        if f in ("count", "sum"):
+            out = self.dt.type(0) if self.acc is None else self.acc
+        elif f == "prod":
+            out = self.dt.type(1) if self.acc is None else self.acc
+        elif f == "exists":
+            out = np.False_ if self.acc is None else self.acc
+        elif f == "forall":
+            out = np.True_ if self.acc is None else self.acc
+        else:
+            if self.acc is None:
+                return default if default is not None else _zero(self.type)
+            out = self.acc
+            if default is not None:
+                out = select(self.type, self.seen, out, default)
+        if isinstance(self.type, IntT) and not isinstance(out, tuple):
+            return np.asarray(out).astype(self.dt, copy=False)
+        return out
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _cacheable(node: ir.Node) -> bool:
+    return (HYP in node.deps and ROW not in node.deps
+            and not isinstance(node, ir.Name | ir.Const | ir.Let))
+
+
+def _cached(node: ir.Node, fn: Fn) -> Fn:
+    loops = tuple(sorted(d for d in node.deps if d not in (ROW, HYP)))
+    nid = id(node)
+
+    def cached(ctx):
+        key = (nid, *(ctx.it[d] for d in loops))
+        value = ctx.cache.get(key)
+        if value is None:
+            value = ctx.cache[key] = fn(ctx)
+        return value
+
+    return cached
+
+
+def _dtype(t: Type | None) -> np.dtype:
+    if isinstance(t, IntT):
+        return int_dtype(t)
+    if isinstance(t, FloatT):
+        return np.dtype(np.float64)
+    if isinstance(t, BoolT):
+        return np.dtype(bool)
+    return np.dtype(np.int64)
+
+
+def _accumulate(acc: Any, term: Any, ufunc: Any, dt: np.dtype) -> Any:
+    """acc (op)= term, in place when acc already has the broadcast shape."""
+    if acc is None:
+        return np.array(term, dtype=dt)
+    shape = np.broadcast_shapes(np.shape(acc), np.shape(term))
+    if np.shape(acc) == shape and isinstance(acc, np.ndarray) and acc.ndim:
+        ufunc(acc, term, out=acc, dtype=dt, casting="unsafe")
+        return acc
+    return ufunc(acc, term, dtype=dt, casting="unsafe")
+
+
+def _element(encoded: Any, k: int) -> Any:
+    if isinstance(encoded, tuple):
+        return tuple(_element(e, k) for e in encoded)
+    v = encoded[k]
+    return bool(v) if isinstance(v, np.bool_) else int(v)
+
+
+def _zero(t: Type) -> Any:
+    if isinstance(t, SeqT):
+        return tuple(_zero(t.elem) for _ in range(t.length))
+    if isinstance(t, TupleT):
+        return tuple(_zero(x) for x in t.items)
+    if isinstance(t, RecordT):
+        return tuple(_zero(x) for _, x in t.fields)
+    if isinstance(t, FloatT):
+        return 0.0
+    if isinstance(t, BoolT):
+        return False
+    return int(t.lo) if isinstance(t, IntT) else 0
+
+
+def _any(xs: list[Any]) -> Any:
+    out: Any = np.False_
+    for x in xs:
+        out = np.logical_or(out, x)
+    return out
+
+
+def _all(xs: list[Any]) -> Any:
+    out: Any = np.True_
+    for x in xs:
+        out = np.logical_and(out, x)
+    return out
+
+
+def equal(t: Type, a: Any, b: Any) -> Any:
+    """Element-wise equality of two encoded values of (compatible) type t."""
+    if isinstance(a, tuple):
+        types = _component_types(t, len(a))
+        return _all([equal(ct, x, y) for ct, x, y in zip(types, a, b, strict=True)])
+    return np.equal(a, b)
+
+
+def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
+    """where(cond, a, b) for encoded values, component-wise for tuples."""
+    if isinstance(a, tuple):
+        types = _component_types(t, len(a))
+        return tuple(select(ct, cond, x, y) for ct, x, y in zip(types, a, b, strict=True))
+    if isinstance(t, IntT):
+        dt = int_dtype(t)
+        return np.where(cond, a, b).astype(dt, copy=False)
+    return np.where(cond, a, b)
+
+
+def _component_types(t: Type, n: int) -> list[Type]:
+    if isinstance(t, SeqT):
+        return [t.elem] * n
+    if isinstance(t, TupleT):
+        return list(t.items)
+    if isinstance(t, RecordT):
+        return [x for _, x in t.fields]
+    return [t] * n
+
+
+def encode_const(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
+    """A constant in kernel encoding, as a Python scalar (weak in numpy's casting)."""
+    if isinstance(t, EnumT):
+        return t.values.index(value)
+    if isinstance(t, StrT):
+        return strings.index(value)
+    if isinstance(t, BoolT):
+        return bool(value)
+    if isinstance(t, FloatT):
+        return float(value)
+    if isinstance(t, IntT):
+        return int(value)
+    raise TypeError(f"no constant encoding for {t.show()}")
+
+
+def dirichlet_pdf(x: tuple, alpha: tuple) -> np.ndarray:
+    xs = [np.asarray(v, dtype=np.float64) for v in x]
+    alphas = [np.asarray(a, dtype=np.float64) for a in alpha]
+    lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+    with np.errstate(all="ignore"):
+        total_alpha = sum(alphas)
+        log_norm = lgamma(total_alpha) - sum(lgamma(np.maximum(a, 1e-300)) for a in alphas)
+        log_body = sum(np.where((v == 0) & (a == 1), 0.0, (a - 1) * np.log(v))
+                       for v, a in zip(xs, alphas, strict=True))
+        out = np.exp(log_norm + log_body)
+        ok = np.all([a > 0 for a in alphas], axis=0) & np.all([v >= 0 for v in xs], axis=0)
+        ok &= np.abs(sum(xs) - 1.0) <= 1e-9
+        return np.where(ok, out, 0.0)
+
+
+__all__ = ["Aggregate", "Compiler", "Ctx", "RangeVal", "encode_const", "equal", "select"]
