@@ -48,7 +48,17 @@ class Domain:
         return "scalar"
 
     def describe(self) -> str:
-        return self.name or self.type.show()
+        if self.name:
+            return self.name
+        if self.kind == "seq":
+            return f"seq of {self.elem.describe()} (len {self.length})"
+        if self.kind == "set":
+            lo, hi = self.sizes
+            size = f"size {lo}" if lo == hi else f"size {lo}..{hi}"
+            return f"set of {self.elem.describe()} ({size})"
+        if self.kind == "record":
+            return "record {" + ", ".join(f"{n}: {d.describe()}" for n, d in self.fields) + "}"
+        return self.type.show()
 
 
 def range_domain(lo: int, hi: int, name: str | None = None) -> Domain:
