@@ -16,6 +16,8 @@ encodings, record -> tuple of field encodings in declared order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
 from math import comb, prod
 from typing import Any
 
@@ -145,8 +147,21 @@ def unrank(d: Domain, ranks: np.ndarray) -> Any:
     return ranks  # enum: the rank is the label's index
 
 
+SUBSET_TABLE_LIMIT = 1 << 22
+
+
+@lru_cache(maxsize=32)
+def _subset_table(n: int, sizes: tuple[int, int]) -> np.ndarray:
+    """Every subset bitmask in canonical order (for domains small enough to list)."""
+    masks = [sum(1 << c for c in combo) for k in range(sizes[0], sizes[1] + 1)
+             for combo in combinations(range(n), k)]
+    return np.array(masks, dtype=np.int64)
+
+
 def _unrank_subsets(n: int, sizes: tuple[int, int], ranks: np.ndarray) -> np.ndarray:
     """Bitmasks of subsets of {0..n-1}, ordered by size then lexicographically."""
+    if sum(comb(n, k) for k in range(sizes[0], sizes[1] + 1)) <= SUBSET_TABLE_LIMIT:
+        return _subset_table(n, sizes)[ranks]
     ranks = ranks.copy()
     k = np.full(ranks.shape, sizes[0], dtype=np.int64)
     for size in range(sizes[0], sizes[1] + 1):
