@@ -138,6 +138,11 @@ def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> Hypoth
             f"the secret has {total:,} candidate assignments; the enumerated backend visits at "
             f"most {budget.max_candidates:,} (100 x --max-hypotheses)",
             hint=f"raise --max-hypotheses if you have the time and memory; {SYMBOLIC_HINT}")
+    if not model.constraints and total > budget.max_hypotheses:
+        raise BudgetError(
+            f"the hypothesis space has {total:,} hypotheses, over the enumerated backend's "
+            f"budget of {budget.max_hypotheses:,}",
+            hint=f"raise --max-hypotheses if you have the time and memory; {SYMBOLIC_HINT}")
     constraints = [compiler(c) for c in model.constraints]
     chunk = max(1, min(total, budget.memory_bytes // (64 * max(1, len(domains)) * 8)))
     columns, ranks, kept = [], [], 0
@@ -156,7 +161,8 @@ def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> Hypoth
         if kept > budget.max_hypotheses:
             raise BudgetError(
                 f"the hypothesis space has more than {budget.max_hypotheses:,} hypotheses "
-                f"(at least {kept:,} after {start + chunk:,} of {total:,} candidates)",
+                f"(at least {kept:,} after {min(start + chunk, total):,} of {total:,} "
+                "candidates)",
                 hint=f"raise --max-hypotheses; {SYMBOLIC_HINT}")
         columns.append(cols)
         ranks.append(r)
