@@ -258,7 +258,7 @@ class Checker:
         r = action.response
         assert r is not None
         answer = self.var(VarDecl("answer", r.answer, r.loc), "answer",
-                          finite=r.likelihood == "density")
+                          finite=r.likelihood != "density")
         if r.likelihood != "density" and not answer.domain.type.finite:
             raise SpecError("a response with a continuous answer needs a density likelihood",
                             r.loc, hint="likelihood: {density: expr}")

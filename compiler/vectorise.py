@@ -22,6 +22,7 @@ it evaluates both branches of every `if`; see docs/spec-language.md.
 from __future__ import annotations
 
 import math
+from functools import reduce
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -655,8 +656,8 @@ def dirichlet_pdf(x: tuple, alpha: tuple) -> np.ndarray:
         log_body = sum(np.where((v == 0) & (a == 1), 0.0, (a - 1) * np.log(v))
                        for v, a in zip(xs, alphas, strict=True))
         out = np.exp(log_norm + log_body)
-        ok = np.all([a > 0 for a in alphas], axis=0) & np.all([v >= 0 for v in xs], axis=0)
-        ok &= np.abs(sum(xs) - 1.0) <= 1e-9
+        ok = reduce(np.logical_and, [a > 0 for a in alphas] + [v >= 0 for v in xs])
+        ok = np.logical_and(ok, np.abs(sum(xs) - 1.0) <= 1e-9)
         return np.where(ok, out, 0.0)
 
 
