@@ -4,11 +4,13 @@ The pipeline, one module per stage:
 
     source.py      YAML with positions (every scalar knows its file:line:col)
     grammar.lark   the expression language (LALR)
-    parse.py       expression text -> untyped IR (a lark Transformer)
+    parse.py       expression text -> untyped IR (a lark Transformer; pass 1)
     ir.py          IR nodes and static types
     domains.py     finite domains: canonical order, encoding to integers
     spec.py        the YAML mapping -> a Spec (params, domains, secret, queries, ...)
-    check.py       name resolution, type and static-bound inference, def inlining
+    resolve.py     name resolution and def inlining (pass 2)
+    infer.py       types, static integer bounds and dependencies (pass 3)
+    check.py       domains, scopes, the checked Model (runs passes 2 and 3)
     interpret.py   reference interpreter (plain Python, one point at a time)
     vectorise.py   numpy kernels compiled from the typed IR
     enumerate.py   hypothesis table, query space, feedback codes, partitions

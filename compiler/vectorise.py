@@ -22,9 +22,9 @@ it evaluates both branches of every `if`; see docs/spec-language.md.
 from __future__ import annotations
 
 import math
-from functools import reduce
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Any
 
 import numpy as np
