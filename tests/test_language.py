@@ -93,7 +93,10 @@ SPEC = textwrap.dedent("""\
         args: {c: Kind}
         response:
           answer: {seq: Real, len: 3}
-          likelihood: {density: "dirichlet_pdf(answer, [1.0 + float(k == red), 2, 1.5]) * exp(-a / 4) + log(1 + a) / 2"}
+          likelihood:
+            density: >-
+              dirichlet_pdf(answer, [1.0 + float(k == red), 2, 1.5]) * exp(-a / 4)
+              + log(1 + a) / 2
 """)
 
 
