@@ -66,7 +66,7 @@ def _syntax_error(text: str, err: UnexpectedInput, locate: Locator) -> SpecError
         offset = len(text.rstrip())
     else:
         what = f"unexpected {err.token.value!r}"
-    hint = _bracket_hint(text)
+    hint = _bracket_hint(text, locate)
     if getattr(err, "token", None) is not None and err.token.type == "COMP_OP":
         hint = "comparisons do not chain: write 'a < b and b < c'"
     message = f"{what}; expected {wanted}" if wanted else what
@@ -81,7 +81,7 @@ def _terminal_text(name: str) -> str:
         return name.lower()
 
 
-def _bracket_hint(text: str) -> str | None:
+def _bracket_hint(text: str, locate: Locator) -> str | None:
     pairs = {")": "(", "]": "["}
     stack: list[tuple[str, int]] = []
     for k, ch in enumerate(text):
@@ -89,12 +89,16 @@ def _bracket_hint(text: str) -> str | None:
             stack.append((ch, k))
         elif ch in ")]":
             if not stack or stack[-1][0] != pairs[ch]:
-                return f"unbalanced brackets: {ch!r} at column {k + 1} has no opening partner"
+                return f"unbalanced brackets: {ch!r} at {_where(locate(k))} has no opening partner"
             stack.pop()
     if stack:
         ch, k = stack[-1]
-        return f"unbalanced brackets: {ch!r} at column {k + 1} is never closed"
+        return f"unbalanced brackets: {ch!r} at {_where(locate(k))} is never closed"
     return None
+
+
+def _where(loc: Loc) -> str:
+    return f"line {loc.line}, column {loc.col}"
 
 
 @v_args(meta=True)

@@ -1,0 +1,198 @@
+"""Malformed specs: each error names the right file:line:col, says what is wrong, and hints.
+
+Positions are 1-based and point inside the YAML file -- for an expression, at
+the offending character. Expected positions are worked out by hand from the
+spec texts below (the column of a character inside an expression is the
+column where the expression's text starts plus its offset).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler import SpecError, load_game
+from compiler.game import load_game_text, parse_overrides
+from solver.cli import main
+
+BASE = """\
+game: T
+params: {n: 3}
+domains:
+  D: {range: "1..n"}
+  Kind: {enum: [heavy, light]}
+secret:
+  code: {seq: D, len: n}
+  kind: Kind
+queries:
+  guess:
+    args: {g: {seq: D, len: n}}
+    feedback: "count(g[i] == code[i] for i in 0..n-1)"
+"""
+FEEDBACK_COL = 16  # column of the first character of line 12's expression
+GOOD = "count(g[i] == code[i] for i in 0..n-1)"
+
+
+def with_feedback(expr: str) -> str:
+    return BASE.replace(GOOD, expr)
+
+
+def error_of(text: str) -> SpecError:
+    with pytest.raises(SpecError) as err:
+        game = load_game_text(text, "bad.yaml")
+        game.hypotheses  # noqa: B018
+    assert err.value.loc is None or err.value.loc.file == "bad.yaml"
+    return err.value
+
+
+def test_base_spec_is_valid():
+    assert load_game_text(BASE, "ok.yaml").hypotheses.size == 27 * 2
+
+
+CASES = [
+    # (id, spec text, line, col, message, hint)
+    ("unknown name", with_feedback("count(g[i] == cod[i] for i in 0..n-1)"),
+     12, FEEDBACK_COL + 14, "unknown name 'cod'", "did you mean 'code'?"),
+    ("type mismatch int vs enum", with_feedback("code[0] == heavy"),
+     12, FEEDBACK_COL, "type mismatch: '==' compares int 1..3 with Kind", None),
+    ("bool in arithmetic", with_feedback("true + 1"),
+     12, FEEDBACK_COL, "needs numbers, and 'true' is true/false", "int(...) or count(...)"),
+    ("empty range", BASE.replace('"1..n"', '"3..1"'),
+     4, 15, "empty range 3..1", "inclusive and ascending"),
+    ("range bound not an integer", BASE.replace('"1..n"', '"1..2.5"'),
+     4, 18, "range bounds must be integers, not float", None),
+    ("range domain given a number", BASE.replace('"1..n"', "n"),
+     4, 14, "must be a range like \"1..n\"", 'write "lo..hi"'),
+    ("missing secret", BASE.replace("secret:\n  code: {seq: D, len: n}\n  kind: Kind\n", ""),
+     1, 1, "missing key 'secret'", "add a top-level 'secret:'"),
+    ("missing game", BASE.replace("game: T\n", ""),
+     1, 1, "missing key 'game'", None),
+    ("unknown top-level key", BASE.replace("queries:", "quries:"),
+     9, 1, "unknown key 'quries' in the spec", "did you mean 'queries'?"),
+    ("unknown query key", BASE.replace("    args:", "    leagl: 'true'\n    args:"),
+     11, 5, "unknown key 'leagl' in query 'guess'", "did you mean 'legal'?"),
+    ("YAML boolean trap", BASE.replace("[heavy, light]", "[heavy, no]"),
+     5, 24, "YAML reads 'no' as a boolean", 'quote this value: "no"'),
+    ("duplicate key", BASE.replace("params: {n: 3}\n", "params: {n: 3}\ngame: U\n"),
+     3, 1, "duplicate key 'game'", "first given at line 1"),
+    ("unbalanced parenthesis", with_feedback("count(g[i] == code[i] for i in 0..n-1"),
+     12, FEEDBACK_COL + len(GOOD) - 2, "unexpected end of expression",
+     "'(' at line 12, column 21 is never closed"),
+    ("stray closing bracket", with_feedback("count(g[i]] == 1 for i in 0..n-1)"),
+     12, FEEDBACK_COL + 10, "unexpected ']'", "']' at line 12, column 26 has no opening"),
+    ("chained comparison", with_feedback("1 < n < 3"),
+     12, FEEDBACK_COL + 6, "unexpected '<'", "comparisons do not chain"),
+    ("builtin arity", with_feedback("abs(1, 2)"),
+     12, FEEDBACK_COL, "abs() takes 1 argument, given 2", None),
+    ("count without generator", with_feedback("count(g)"),
+     12, FEEDBACK_COL, "count() needs a 'for' clause or two arguments", "count(xs, value)"),
+    ("def arity", BASE.replace(GOOD, "sq(1, 2)") + 'defs:\n  "sq(x)": "x * x"\n',
+     12, FEEDBACK_COL, "'sq' takes 1 argument, given 2", "sq(x)"),
+    ("direct recursion", BASE.replace(GOOD, "f(1)") + 'defs:\n  f(x): "f(x) + 1"\n',
+     14, 10, "recursion in defs: f -> f", "cannot call themselves"),
+    ("mutual recursion",
+     BASE.replace(GOOD, "a(1)") + 'defs:\n  a(x): "b(x)"\n  b(x): "2 * a(x)"\n',
+     15, 14, "recursion in defs: a -> b -> a", None),
+    ("continuous argument domain", BASE.replace("{g: {seq: D, len: n}}", "{g: Real}"),
+     11, 15, "argument 'g' needs a finite domain, not Real", "Real is only for"),
+    ("set over too many elements",
+     BASE.replace("{g: {seq: D, len: n}}", "{g: {set: Big}}")
+     .replace("  D: {range", '  Big: {range: "1..100"}\n  D: {range'),
+     12, 22, "sets over 100 elements are not supported", None),
+    ("unknown domain", BASE.replace("kind: Kind", "kind: Kin"),
+     8, 9, "unknown domain 'Kin'", "did you mean 'Kind'?"),
+    ("unknown function", with_feedback("cnt(g, 1)"),
+     12, FEEDBACK_COL, "unknown function 'cnt'", "did you mean 'count'?"),
+    ("legal depends on the secret",
+     BASE.replace("    feedback:", "    legal: 'g[0] != code[0]'\n    feedback:"),
+     12, 13, "the legality of query 'guess' depends on the secret", "only use the arguments"),
+    ("unknown record field",
+     BASE.replace("kind: Kind", "kind: {record: {pos: D}}").replace(GOOD, "kind.pso"),
+     12, FEEDBACK_COL, "no field 'pso'", "did you mean 'pos'?"),
+    ("ambiguous enum label",
+     BASE.replace("  Kind: {enum", "  Weight: {enum: [heavy, medium]}\n  Kind: {enum")
+     .replace('"count(g[i] == code[i] for i in 0..n-1)"', '"kind == heavy"'),
+     13, FEEDBACK_COL + 8, "'heavy' is a label of several enums", "'Kind.heavy'"),
+    ("float feedback", with_feedback("1 / 2"),
+     12, FEEDBACK_COL, "must have finitely many values", None),
+    ("string that is not a label", with_feedback("kind == 'hevy'"),
+     12, FEEDBACK_COL + 8, "'hevy' is not a label of Kind", "did you mean 'heavy'?"),
+    ("name unknown on second line of a block scalar",
+     BASE.replace(f'"{GOOD}"', "|-\n      count(g[i] == code[i]\n            for i in 0..n-1 if zz)"),
+     14, 32, "unknown name 'zz'", None),
+    ("goal names no secret variable", BASE + "goal: {identify: [cod]}\n",
+     13, 20, "goal identifies 'cod', which is not a secret variable", "did you mean 'code'?"),
+    ("stop_when of wrong type", BASE + 'goal: {stop_when: "feedback + 1"}\n',
+     13, 20, "stop_when must be true or false", None),
+    ("seq without len", BASE.replace("{seq: D, len: n}}", "{seq: D}}"),
+     11, 15, "a seq domain needs 'len'", "{seq: Colour, len: pegs}"),
+    ("index out of range", with_feedback("g[3]"),
+     12, FEEDBACK_COL + 2, "index 3 is out of range 0..2", "indexed from 0"),
+    ("iterate a number", with_feedback("count(true for i in n)"),
+     12, FEEDBACK_COL + 20, "cannot iterate over int 3..3", "iterate a range a..b"),
+    ("feedback and response both missing", BASE.replace(f'    feedback: "{GOOD}"\n', ""),
+     10, 3, "query 'guess' needs exactly one of 'feedback' or 'response'", None),
+]
+
+
+@pytest.mark.parametrize("text, line, col, message, hint", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_malformed_spec(text, line, col, message, hint):
+    err = error_of(text)
+    assert message in err.message
+    assert (err.loc.line, err.loc.col) == (line, col)
+    if hint is not None:
+        assert err.hint is not None and hint in err.hint
+
+
+def test_set_of_unknown_param_suggests_the_nearest(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text(BASE)
+    with pytest.raises(SpecError) as err:
+        load_game(path, parse_overrides(["nn=4"]))
+    assert err.value.message == "unknown parameter 'nn' in --set"
+    assert err.value.hint == "did you mean 'n'?"
+    assert err.value.loc is None
+
+
+def test_set_of_wrong_type_points_at_the_param(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text(BASE)
+    with pytest.raises(SpecError) as err:
+        load_game(path, parse_overrides(["n=three"]))
+    assert "expected int" in err.value.message
+    assert (err.value.loc.line, err.value.loc.col) == (2, 13)
+
+
+@pytest.mark.parametrize("item", ["n", "=3", "n=[1, 2]"])
+def test_malformed_set_option(item):
+    with pytest.raises(SpecError, match="--set"):
+        parse_overrides([item])
+
+
+def test_cli_reports_error_location_and_exits_1(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(with_feedback("count(g[i] == cod[i] for i in 0..n-1)"))
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", str(path)])
+    assert exit_.value.code == 1
+    err = capsys.readouterr().err
+    assert f"{path}:12:30: unknown name 'cod'" in err
+    assert "did you mean 'code'?" in err
+    assert "Traceback" not in err
+
+
+def test_cli_missing_file_exits_1(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["info", str(tmp_path / "nope.yaml"), "--json"])
+    assert exit_.value.code == 1
+    assert "no such spec file" in capsys.readouterr().err
+
+
+def test_cli_invalid_yaml_exits_1(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("game: T\nsecret: [unclosed\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", str(path)])
+    assert exit_.value.code == 1
+    err = capsys.readouterr().err
+    assert "invalid YAML" in err and f"{path}:3:1" in err
