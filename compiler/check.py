@@ -63,6 +63,7 @@ AGGREGATES = ("count", "sum", "min", "max", "prod", "exists", "forall", "first")
 BUILTINS = ("count", "size", "len", "disjoint", "alldifferent", "abs", "sqrt", "exp", "log",
             "min", "max", "sum", "prod", "exists", "forall", "first", "union", "intersection",
             "int", "float", "onehot", "dirichlet_pdf")
+MAX_SEQ_LEN = 1024
 
 
 # ----------------------------------------------------------------------------- the model
@@ -354,8 +355,9 @@ class Checker:
                                 hint="e.g. {seq: Colour, len: pegs}")
             elem = self.domain(value)
             length = self.const_int(fields["len"][1], "len")
-            if length < 0:
-                raise SpecError(f"len must be >= 0, not {length}", r.loc(fields["len"][1]))
+            if not 0 <= length <= MAX_SEQ_LEN:
+                raise SpecError(f"len must be in 0..{MAX_SEQ_LEN}, not {length}",
+                                r.loc(fields["len"][1]))
             return seq_domain(elem, length)
         if kind_name == "set":
             elem = self.domain(value)

@@ -33,6 +33,7 @@ from compiler.ir import (
 )
 
 Env = dict[str, tuple[Type, frozenset[str]]]
+MAX_UNROLL = 100_000  # generator iterations (static bound) a kernel may unroll
 AGGREGATES = ("count", "sum", "min", "max", "prod", "exists", "forall", "first")
 BUILTINS = ("count", "size", "len", "disjoint", "alldifferent", "abs", "sqrt", "exp", "log",
             "min", "max", "sum", "prod", "exists", "forall", "first", "union", "intersection",
@@ -291,6 +292,11 @@ class Typer:
                                 loop.iterable.loc,
                                 hint="iterate a range a..b, a domain, a set or a sequence")
             iterations *= _static_length(loop.iterable)
+            if iterations > MAX_UNROLL:
+                raise SpecError(f"this generator runs over {iterations:,} combinations, more "
+                                f"than the {MAX_UNROLL:,} the compiler unrolls",
+                                loop.iterable.loc,
+                                hint="iterate a smaller range or domain (static bounds count)")
             dynamic = isinstance(loop.iterable.type, SeqT)
             names = loop.names
             if len(names) == 1:

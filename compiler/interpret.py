@@ -107,6 +107,11 @@ def arithmetic(op: str, a: Any, b: Any, node: ir.Node) -> Any:
 def _contains(container: Any, x: Any) -> bool:
     if isinstance(container, range | frozenset | tuple):
         return x in container
+    t = container.type  # a Domain
+    if isinstance(t, IntT):
+        return t.lo <= x <= t.hi
+    if isinstance(t, EnumT):
+        return x in t.values
     return x in domain_values(container)
 
 
