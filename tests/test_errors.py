@@ -130,6 +130,12 @@ CASES = [
      12, FEEDBACK_COL + 2, "index 3 is out of range 0..2", "indexed from 0"),
     ("iterate a number", with_feedback("count(true for i in n)"),
      12, FEEDBACK_COL + 20, "cannot iterate over int 3..3", "iterate a range a..b"),
+    ("generator too large to unroll",
+     with_feedback("count(true for i in 0..1000 for j in 0..1000)"),
+     12, FEEDBACK_COL + len("count(true for i in 0..1000 for j in "),
+     "runs over 1,002,001 combinations", "smaller range"),
+    ("sequence too long", BASE.replace("code: {seq: D, len: n}", "code: {seq: D, len: 2000}"),
+     7, 23, "len must be in 0..1024, not 2000", None),
     ("feedback and response both missing", BASE.replace(f'    feedback: "{GOOD}"\n', ""),
      10, 3, "query 'guess' needs exactly one of 'feedback' or 'response'", None),
 ]
