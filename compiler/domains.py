@@ -23,7 +23,19 @@ from typing import Any
 
 import numpy as np
 
-from compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
+from compiler.ir import (
+    BoolT,
+    EnumT,
+    FloatT,
+    IntT,
+    RecordT,
+    SeqT,
+    SetT,
+    StrT,
+    TupleT,
+    Type,
+    component_types,
+)
 
 MAX_SET_UNIVERSE = 62
 
@@ -209,7 +221,7 @@ def set_elements(t: SetT) -> list[Any]:
 def to_python(t: Type, encoded: Any, i: int | tuple, strings: tuple[str, ...]) -> Any:
     """Row i of an encoded (array) value, as a plain Python value."""
     if isinstance(t, SeqT | TupleT):
-        types = [t.elem] * t.length if isinstance(t, SeqT) else list(t.items)
+        types = component_types(t)
         return tuple(to_python(et, e, i, strings) for et, e in zip(types, encoded, strict=True))
     if isinstance(t, RecordT):
         return {n: to_python(ft, e, i, strings) for (n, ft), e in zip(t.fields, encoded,
@@ -235,7 +247,7 @@ def to_python(t: Type, encoded: Any, i: int | tuple, strings: tuple[str, ...]) -
 def from_python(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
     """A plain Python value in kernel encoding (scalars as numpy scalars)."""
     if isinstance(t, SeqT | TupleT):
-        types = [t.elem] * t.length if isinstance(t, SeqT) else list(t.items)
+        types = component_types(t)
         return tuple(from_python(et, v, strings) for et, v in zip(types, value, strict=True))
     if isinstance(t, RecordT):
         return tuple(from_python(ft, value[n], strings) for n, ft in t.fields)
@@ -292,8 +304,7 @@ def radix(t: Type, strings: tuple[str, ...]) -> int:
 def code(t: Type, encoded: Any, strings: tuple[str, ...]) -> np.ndarray:
     """Mixed-radix integer code (0..radix-1) of an encoded value, vectorised."""
     if isinstance(t, SeqT | TupleT | RecordT):
-        types = ([t.elem] * t.length if isinstance(t, SeqT)
-                 else list(t.items) if isinstance(t, TupleT) else [x for _, x in t.fields])
+        types = component_types(t)
         out = np.int64(0)
         for et, e in zip(types, encoded, strict=True):
             out = out * radix(et, strings) + code(et, e, strings)
@@ -312,8 +323,7 @@ def code(t: Type, encoded: Any, strings: tuple[str, ...]) -> np.ndarray:
 def decode(t: Type, c: int, strings: tuple[str, ...]) -> Any:
     """The plain Python value with code c (inverse of `code`)."""
     if isinstance(t, SeqT | TupleT | RecordT):
-        types = ([t.elem] * t.length if isinstance(t, SeqT)
-                 else list(t.items) if isinstance(t, TupleT) else [x for _, x in t.fields])
+        types = component_types(t)
         parts = []
         for et in reversed(types):
             r = radix(et, strings)

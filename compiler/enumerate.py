@@ -26,7 +26,7 @@ import numpy as np
 from compiler.check import CheckedAction, Model, Var
 from compiler.domains import Domain, decode, domain_size, int_dtype, radix, to_python, unrank
 from compiler.errors import BudgetError, EvaluationError, SpecError
-from compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type
+from compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, component_types
 from compiler.vectorise import Compiler, Ctx
 
 SYMBOLIC_HINT = "specs this large are meant for a symbolic (SAT / decision-diagram) backend"
@@ -70,9 +70,7 @@ def unrank_product(domains: list[Domain], ranks: np.ndarray) -> list[Any]:
 def compact(t: Type, encoded: Any) -> Any:
     """Store encoded values in the smallest dtype their type allows."""
     if isinstance(encoded, tuple):
-        from compiler.vectorise import _component_types
-
-        types = _component_types(t, len(encoded))
+        types = component_types(t)
         return tuple(compact(ct, e) for ct, e in zip(types, encoded, strict=True))
     if isinstance(t, IntT):
         return encoded.astype(int_dtype(t))
@@ -318,10 +316,8 @@ class FeedbackCoder:
 
     def component_code(self, t: Type, value: Any) -> Any:
         if isinstance(value, tuple):
-            from compiler.vectorise import _component_types
-
             out: Any = 0
-            for ct, v in zip(_component_types(t, len(value)), value, strict=True):
+            for ct, v in zip(component_types(t), value, strict=True):
                 out = np.add(np.multiply(out, radix(ct, self.strings), dtype=self.dtype),
                              self.component_code(ct, v), dtype=self.dtype)
             return out

@@ -160,6 +160,17 @@ def int_type(lo: int, hi: int) -> IntT:
     return IntT(max(int(lo), -INT_LIMIT), min(int(hi), INT_LIMIT))
 
 
+def component_types(t: Type) -> list[Type]:
+    """The types of a sequence's, tuple's or record's parts, in order."""
+    if isinstance(t, SeqT):
+        return [t.elem] * t.length
+    if isinstance(t, TupleT):
+        return list(t.items)
+    if isinstance(t, RecordT):
+        return [x for _, x in t.fields]
+    raise TypeError(f"{t.show()} has no parts")
+
+
 def is_numeric(t: Type) -> bool:
     return isinstance(t, IntT | FloatT)
 

@@ -337,7 +337,7 @@ def _read_data(r: Reader, node: Node) -> dict[str, TableDecl]:
         fields = r.mapping(value, f"data '{name}'", ("file", "index"))
         if "file" not in fields or "index" not in fields:
             raise SpecError(f"data '{name}' needs 'file' and 'index'", r.loc(value),
-                            hint="e.g. {file: scores.csv, index: [Clue, Word]}")
+                            hint="e.g. {file: scores.csv, index: [Hint, Word]}")
         index = fields["index"][1]
         idx = r.sequence(index, "index") if isinstance(index, SequenceNode) else [index]
         out[r.name(key, "table name")] = TableDecl(name, r.text(fields["file"][1], "file"), idx,

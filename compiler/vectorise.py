@@ -47,6 +47,7 @@ from compiler.ir import (
     TableT,
     TupleT,
     Type,
+    component_types,
 )
 
 Fn = Callable[["Ctx"], Any]
@@ -605,7 +606,7 @@ def _all(xs: list[Any]) -> Any:
 def equal(t: Type, a: Any, b: Any) -> Any:
     """Element-wise equality of two encoded values of (compatible) type t."""
     if isinstance(a, tuple):
-        types = _component_types(t, len(a))
+        types = component_parts(t, len(a))
         return _all([equal(ct, x, y) for ct, x, y in zip(types, a, b, strict=True)])
     return np.equal(a, b)
 
@@ -613,7 +614,7 @@ def equal(t: Type, a: Any, b: Any) -> Any:
 def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
     """where(cond, a, b) for encoded values, component-wise for tuples."""
     if isinstance(a, tuple):
-        types = _component_types(t, len(a))
+        types = component_parts(t, len(a))
         return tuple(select(ct, cond, x, y) for ct, x, y in zip(types, a, b, strict=True))
     if isinstance(t, IntT):
         dt = int_dtype(t)
@@ -621,13 +622,10 @@ def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
     return np.where(cond, a, b)
 
 
-def _component_types(t: Type, n: int) -> list[Type]:
-    if isinstance(t, SeqT):
-        return [t.elem] * n
-    if isinstance(t, TupleT):
-        return list(t.items)
-    if isinstance(t, RecordT):
-        return [x for _, x in t.fields]
+def component_parts(t: Type, n: int) -> list[Type]:
+    """Part types of a tuple-encoded value (a bare type stands for n equal parts)."""
+    if isinstance(t, SeqT | TupleT | RecordT):
+        return component_types(t)
     return [t] * n
 
 
