@@ -124,10 +124,6 @@ def domain_size(d: Domain) -> int:
     return universe_size(t)
 
 
-def is_enumerable(d: Domain) -> bool:
-    return d.type.finite
-
-
 # ----------------------------------------------------------------------------- unranking
 
 def unrank(d: Domain, ranks: np.ndarray) -> Any:

@@ -122,10 +122,6 @@ class HypothesisTable:
         return {v.name: to_python(v.domain.type, c, i, self.strings)
                 for v, c in zip(self.variables, self.columns, strict=True)}
 
-    def subset(self, index: Any) -> HypothesisTable:
-        return HypothesisTable(self.variables, [take(c, index) for c in self.columns],
-                               self.ranks[index], self.strings)
-
 
 def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> HypothesisTable:
     """Every assignment of the secret satisfying the constraints, in canonical order."""

@@ -25,10 +25,8 @@ from compiler.enumerate import (
     QuerySpace,
     build_hypotheses,
     prior_weights,
-    product_size,
     rows_per_chunk,
     shaped,
-    take,
 )
 from compiler.errors import BudgetError, SpecError
 from compiler.interpret import evaluate
@@ -192,9 +190,6 @@ class Game:
         code = coder.codes(Ctx(env), (1, 1))[0, 0]
         return coder.decode(int(code))
 
-    def query_count(self, query: str) -> int:
-        return product_size([a.domain for a in self.model.action(query).args])
-
 
 def _as_column(value: Any) -> Any:
     if isinstance(value, tuple):
@@ -202,4 +197,4 @@ def _as_column(value: Any) -> Any:
     return np.asarray([value])
 
 
-__all__ = ["Budget", "Game", "load_game", "load_game_text", "parse_overrides", "take"]
+__all__ = ["Budget", "Game", "load_game", "load_game_text", "parse_overrides"]

@@ -17,7 +17,7 @@ from typing import Any
 from compiler import ir
 from compiler.domains import domain_values
 from compiler.errors import EvaluationError
-from compiler.ir import EnumT, FloatT, IntT, RangeT, SetT
+from compiler.ir import EnumT, FloatT, IntT, SetT
 
 
 @dataclass(frozen=True)
@@ -301,4 +301,4 @@ _EVAL = {
     ir.Let: _let,
 }
 
-__all__ = ["RangeT", "TableView", "aggregate", "dirichlet_pdf", "evaluate", "iterate"]
+__all__ = ["TableView", "aggregate", "dirichlet_pdf", "evaluate", "iterate"]

@@ -171,14 +171,6 @@ def component_types(t: Type) -> list[Type]:
     raise TypeError(f"{t.show()} has no parts")
 
 
-def is_numeric(t: Type) -> bool:
-    return isinstance(t, IntT | FloatT)
-
-
-def is_scalar_finite(t: Type) -> bool:
-    return isinstance(t, IntT | BoolT | EnumT | StrT | SetT)
-
-
 # ----------------------------------------------------------------------------- nodes
 
 @dataclass(eq=False)
