@@ -43,6 +43,10 @@ class EvaluationError(SleuthError):
     """An expression failed at run time (index out of range, division by zero, ...)."""
 
 
+class ObservationError(SleuthError):
+    """An observation (query arguments, feedback or answer) is malformed or impossible."""
+
+
 class BudgetError(SleuthError):
     """The work asked for exceeds a configured size budget."""
 

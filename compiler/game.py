@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from compiler.check import CheckedAction, Model, check_spec
+from compiler.check import CheckedAction, Model, Var, check_spec
 from compiler.domains import from_python
 from compiler.enumerate import (
     Budget,
@@ -178,22 +178,24 @@ class Game:
                         hypothesis: dict[str, Any]) -> dict[str, Any]:
         """Feedback of one query on one hypothesis, through the vectorised kernels."""
         action = self.model.action(query)
-        strings = self.model.strings
-        env = {}
-        for a in action.args:
-            env[a.name] = shaped(_as_column(from_python(a.domain.type, args[a.name], strings)),
-                                 "row")
-        for v in self.model.secret:
-            env[v.name] = shaped(_as_column(from_python(v.domain.type, hypothesis[v.name],
-                                                        strings)), "hyp")
+        env = {**self.point_env(action.args, args, "row"),
+               **self.point_env(self.model.secret, hypothesis, "hyp")}
         coder = self.coder(query)
         code = coder.codes(Ctx(env), (1, 1))[0, 0]
         return coder.decode(int(code))
 
+    def point_env(self, variables: list[Var], values: dict[str, Any],
+                  axis: str) -> dict[str, Any]:
+        """Kernel inputs for one point: each variable's plain value as a 1 x 1 block."""
+        strings = self.model.strings
+        return {v.name: shaped(as_column(from_python(v.domain.type, values[v.name], strings)),
+                               axis) for v in variables}
 
-def _as_column(value: Any) -> Any:
+
+def as_column(value: Any) -> Any:
+    """An encoded plain value as length-1 arrays (tuples component-wise)."""
     if isinstance(value, tuple):
-        return tuple(_as_column(v) for v in value)
+        return tuple(as_column(v) for v in value)
     return np.asarray([value])
 
 

@@ -1,0 +1,118 @@
+"""Values a person types (YAML data, command-line text) -> checked plain Python values.
+
+Query arguments, secrets, answers and feedback arrive as YAML data or as text
+on a command line. `coerce` checks such a value against a domain or type and
+returns it in the interpreter's encoding (ints, enum labels, tuples for
+sequences, frozensets for sets, dicts for records), or raises ValueError
+with a message saying what was expected. A sequence of one-digit values may
+be written as a digit string (`1122` for [1, 1, 2, 2]).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from compiler.domains import Domain
+from compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
+
+
+def coerce(t: Type | Domain, raw: Any) -> Any:
+    """`raw` as a value of type (or domain) t; ValueError if it is not one."""
+    if isinstance(t, Domain):
+        value = coerce(t.type, raw)
+        if t.kind == "set" and not t.sizes[0] <= len(value) <= t.sizes[1]:
+            lo, hi = t.sizes
+            raise ValueError(f"{_show(raw)} has {len(value)} elements; {t.describe()} "
+                             f"needs {lo if lo == hi else f'{lo}..{hi}'}")
+        if t.kind == "seq" and t.elem is not None:
+            return tuple(coerce(t.elem, v) for v in value)
+        if t.kind == "record":
+            return {name: coerce(f, value[name]) for name, f in t.fields}
+        return value
+    if isinstance(t, SeqT | TupleT):
+        return _coerce_sequence(t, raw)
+    if isinstance(t, SetT):
+        items = _as_list(raw, "a set")
+        out = frozenset(coerce(t.elem, v) for v in items)
+        if len(out) != len(items):
+            raise ValueError(f"{_show(raw)} repeats an element")
+        return out
+    if isinstance(t, RecordT):
+        if not isinstance(raw, dict):
+            raise ValueError(f"expected a mapping with fields {', '.join(n for n, _ in t.fields)}"
+                             f", got {_show(raw)}")
+        names = [n for n, _ in t.fields]
+        unknown = [k for k in raw if k not in names]
+        missing = [n for n in names if n not in raw]
+        if unknown or missing:
+            raise ValueError(f"expected fields {', '.join(names)}; "
+                             + (f"unknown {', '.join(map(str, unknown))}" if unknown
+                                else f"missing {', '.join(missing)}"))
+        return {n: coerce(ft, raw[n]) for n, ft in t.fields}
+    return _coerce_scalar(t, raw)
+
+
+def coerce_text(t: Type | Domain, text: str) -> Any:
+    """A value typed on a command line: digit strings, then YAML flow syntax."""
+    text = text.strip()
+    seq = t.type if isinstance(t, Domain) else t
+    if isinstance(seq, SeqT) and text.isdigit() and len(text) == seq.length:
+        return coerce(t, [int(ch) for ch in text])
+    try:
+        raw = yaml.safe_load(text) if text else None
+    except yaml.YAMLError:
+        raw = text
+    if raw is None:
+        raise ValueError("expected a value, got nothing")
+    return coerce(t, raw)
+
+
+def _coerce_sequence(t: SeqT | TupleT, raw: Any) -> tuple:
+    types = [t.elem] * t.length if isinstance(t, SeqT) else list(t.items)
+    if isinstance(raw, int | str) and not isinstance(raw, bool) and isinstance(t, SeqT):
+        digits = str(raw)
+        if digits.isdigit() and len(digits) == t.length:
+            raw = [int(ch) for ch in digits]
+    items = _as_list(raw, f"a sequence of {len(types)}")
+    if len(items) != len(types):
+        raise ValueError(f"expected {len(types)} values, got {len(items)} in {_show(raw)}")
+    return tuple(coerce(et, v) for et, v in zip(types, items, strict=True))
+
+
+def _coerce_scalar(t: Type, raw: Any) -> Any:
+    if isinstance(t, IntT):
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise ValueError(f"expected an integer in {t.lo}..{t.hi}, got {_show(raw)}")
+        if not t.lo <= raw <= t.hi:
+            raise ValueError(f"{raw} is outside {t.lo}..{t.hi}")
+        return raw
+    if isinstance(t, BoolT):
+        if not isinstance(raw, bool):
+            raise ValueError(f"expected true or false, got {_show(raw)}")
+        return raw
+    if isinstance(t, FloatT):
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            raise ValueError(f"expected a number, got {_show(raw)}")
+        return float(raw)
+    if isinstance(t, EnumT | StrT):
+        labels = list(t.values) if isinstance(t, EnumT) else sorted(t.values)
+        if str(raw) not in labels or isinstance(raw, bool):
+            raise ValueError(f"expected one of {', '.join(labels)}, got {_show(raw)}")
+        return str(raw)
+    raise ValueError(f"values of type {t.show()} cannot be given")
+
+
+def _as_list(raw: Any, what: str) -> list:
+    if isinstance(raw, list | tuple | set | frozenset):
+        return list(raw)
+    raise ValueError(f"expected {what} (a list like [a, b]), got {_show(raw)}")
+
+
+def _show(raw: Any) -> str:
+    return yaml.safe_dump(raw, default_flow_style=True, width=10**6).strip().removesuffix(
+        "\n...").removesuffix(" ...") if not isinstance(raw, str) else repr(raw)
+
+
+__all__ = ["coerce", "coerce_text"]

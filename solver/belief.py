@@ -1,0 +1,164 @@
+"""Beliefs: the information set over the enumerated hypotheses, with weights.
+
+A `Belief` is the sorted indices of the hypotheses still possible and, unless
+they are all equally likely, their log weights. Keeping "uniform" as a state
+of its own (no weights at all) is what lets strategies score with exact
+integer partition counts: conditioning on a deterministic feedback keeps it
+uniform, and so does a Bayes update whose likelihood is the same for every
+surviving hypothesis. Beliefs are immutable; every update returns a new one.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from compiler.domains import set_elements
+from compiler.errors import ObservationError
+from compiler.game import Game
+from compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT
+
+
+class InconsistentObservations(ObservationError):
+    """No hypothesis explains an observation (the belief it would update is unchanged)."""
+
+
+class Belief:
+    """Which hypotheses remain possible (`index`) and how likely each is."""
+
+    def __init__(self, game: Game, index: np.ndarray, logw: np.ndarray | None = None):
+        self.game = game
+        self.index = index
+        self.logw = logw  # None: uniform over index
+
+    @classmethod
+    def prior(cls, game: Game) -> Belief:
+        """The belief before any observation: the spec's prior over the hypotheses."""
+        if game.model.prior is None:
+            return cls(game, np.arange(game.hypotheses.size, dtype=np.int64))
+        p = game.prior
+        index = np.flatnonzero(p > 0).astype(np.int64)
+        return cls(game, index, np.log(p[index]))._simplified()
+
+    # -- size and probabilities
+
+    @property
+    def size(self) -> int:
+        return len(self.index)
+
+    @property
+    def uniform(self) -> bool:
+        return self.logw is None
+
+    def probabilities(self) -> np.ndarray:
+        """Normalised probabilities of the hypotheses in `index`."""
+        if self.logw is None:
+            return np.full(self.size, 1.0 / self.size)
+        w = np.exp(self.logw - self.logw.max())
+        return w / w.sum()
+
+    def entropy_bits(self) -> float:
+        if self.logw is None:
+            return math.log2(self.size)
+        p = self.probabilities()
+        p = p[p > 0]
+        return float(-(p * np.log2(p)).sum())
+
+    def kl_bits(self, before: Belief) -> float:
+        """KL(self || before) in bits: the information gained since `before`."""
+        p = self.probabilities()
+        q = dict(zip(before.index.tolist(), before.probabilities().tolist(), strict=True))
+        qs = np.array([q[i] for i in self.index.tolist()])
+        keep = p > 0
+        return float((p[keep] * np.log2(p[keep] / qs[keep])).sum())
+
+    # -- updates
+
+    def restrict(self, keep: np.ndarray, what: str) -> Belief:
+        """Condition on an event that keeps the hypotheses where `keep` is true."""
+        if not keep.any():
+            raise InconsistentObservations(
+                f"inconsistent observations: no remaining hypothesis gives {what}",
+                hint="check the values typed; the belief is unchanged")
+        logw = None if self.logw is None else self.logw[keep]
+        return Belief(self.game, self.index[keep], logw)._simplified()
+
+    def update(self, likelihood: np.ndarray, what: str) -> Belief:
+        """Bayes' rule with P(observation | hypothesis) for each hypothesis in `index`."""
+        likelihood = np.asarray(likelihood, dtype=np.float64)
+        if np.any(likelihood < 0) or not np.all(np.isfinite(likelihood)):
+            raise ObservationError(f"the likelihood of {what} is negative or not finite")
+        keep = likelihood > 0
+        if not keep.any():
+            raise InconsistentObservations(
+                f"inconsistent observations: {what} has likelihood 0 under every remaining "
+                "hypothesis", hint="check the values typed; the belief is unchanged")
+        lik = likelihood[keep]
+        if self.logw is None and np.all(lik == lik[0]):
+            return Belief(self.game, self.index[keep])
+        base = np.zeros(int(keep.sum())) if self.logw is None else self.logw[keep]
+        logw = base + np.log(lik)
+        return Belief(self.game, self.index[keep], logw - logw.max())._simplified()
+
+    def _simplified(self) -> Belief:
+        if self.logw is not None and self.size and np.all(self.logw == self.logw[0]):
+            return Belief(self.game, self.index)
+        return self
+
+    # -- what is known
+
+    def values(self, name: str) -> Any:
+        """The encoded column of secret variable `name`, for the hypotheses in `index`."""
+        table = self.game.hypotheses
+        k = [v.name for v in table.variables].index(name)
+        col = table.columns[k]
+        return tuple(c[self.index] for c in col) if isinstance(col, tuple) else col[self.index]
+
+    def determined(self, names: list[str]) -> bool:
+        """True when each named variable has a single possible value."""
+        for name in names:
+            col = self.values(name)
+            for c in (col if isinstance(col, tuple) else (col,)):
+                if len(c) and np.any(c != c[0]):
+                    return False
+        return True
+
+    def marginals(self) -> dict[str, dict[Any, float]]:
+        """P(value) per secret variable; sequences per position, sets per element, records
+        per field."""
+        p = self.probabilities()
+        out: dict[str, dict[Any, float]] = {}
+        for v in self.game.hypotheses.variables:
+            _marginals(v.name, v.domain.type, self.values(v.name), p, out)
+        return out
+
+    def top(self, k: int) -> list[tuple[dict[str, Any], float]]:
+        """The k most likely hypotheses (ties in canonical order) with their probabilities."""
+        p = self.probabilities()
+        order = np.argsort(-p, kind="stable")[:k]
+        return [(self.game.hypotheses.value(int(self.index[i])), float(p[i])) for i in order]
+
+
+def _marginals(name: str, t: Any, col: Any, p: np.ndarray,
+               out: dict[str, dict[Any, float]]) -> None:
+    if isinstance(t, SeqT):
+        for i, c in enumerate(col):
+            _marginals(f"{name}[{i}]", t.elem, c, p, out)
+    elif isinstance(t, RecordT):
+        for (field, ft), c in zip(t.fields, col, strict=True):
+            _marginals(f"{name}.{field}", ft, c, p, out)
+    elif isinstance(t, SetT):
+        masks = np.asarray(col, dtype=np.int64)
+        out[name] = {e: float(p[(masks >> b) & 1 == 1].sum())
+                     for b, e in enumerate(set_elements(t))}
+    elif isinstance(t, IntT | EnumT | BoolT):
+        ranks = np.asarray(col, dtype=np.int64) - (t.lo if isinstance(t, IntT) else 0)
+        labels = (list(range(t.lo, t.hi + 1)) if isinstance(t, IntT) else
+                  list(t.values) if isinstance(t, EnumT) else [False, True])
+        mass = np.bincount(ranks, weights=p, minlength=len(labels))
+        out[name] = {label: float(m) for label, m in zip(labels, mass, strict=True)}
+
+
+__all__ = ["Belief", "InconsistentObservations"]

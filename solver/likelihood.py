@@ -1,0 +1,131 @@
+"""P(answer | hypothesis) for `response` queries, from the spec's likelihood form.
+
+* `uniform`: the responder picks uniformly among the answers that are legal
+  (the right shape for the question) and valid (truthful for the hypothesis):
+  P = 1 / #(legal and valid answers for h), counted per hypothesis by
+  enumerating the whole answer domain.
+* `{weight: w}`: P proportional to w over the legal and valid answers of h.
+* `{density: f}`: P is the density f(answer, h) where valid (continuous
+  answers; no normaliser is needed for Bayes' rule, and none is computed).
+
+Answers are rows of a kernel block (like query arguments), hypotheses its
+columns, so one evaluation gives a whole (answers x hypotheses) matrix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from compiler.check import CheckedAction, Response
+from compiler.domains import domain_size, from_python, unrank
+from compiler.enumerate import rows_per_chunk, shaped
+from compiler.errors import BudgetError, ObservationError
+from compiler.game import Game, as_column
+from compiler.vectorise import Ctx
+
+
+def response_of(game: Game, action: str) -> tuple[CheckedAction, Response]:
+    a = game.model.action(action)
+    if a.response is None:
+        raise ObservationError(f"'{action}' has a deterministic feedback, not a response")
+    return a, a.response
+
+
+def answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any,
+                      index: np.ndarray) -> np.ndarray:
+    """P(answer | h, args) for the hypotheses at `index` (answer given as a plain value)."""
+    a, r = response_of(game, action)
+    t = r.answer.domain.type
+    encoded = from_python(t, answer, game.model.strings)
+    answers = shaped(as_column(encoded), "row")
+    legal, valid, weight = _evaluate(game, a, r, args, answers, index, 1)
+    if r.likelihood == "density":
+        return np.where(valid[0] & legal[0], weight[0], 0.0)
+    numerator = np.where(valid[0] & legal[0], weight[0], 0.0)
+    total = _normaliser(game, a, r, args, index)
+    return np.divide(numerator, total, out=np.zeros_like(numerator), where=total > 0)
+
+
+def answer_matrix(game: Game, action: str, args: dict[str, Any],
+                  index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(answer ranks, P) with P[k, j] = P(answer k | hypothesis index[j]), for the answers
+    that have positive probability under some hypothesis."""
+    a, r = response_of(game, action)
+    if r.likelihood == "density":
+        raise BudgetError(f"'{action}' has continuous answers (a density); its outcomes "
+                          "cannot be enumerated to score it",
+                          hint="choose it yourself and record the answer as an observation")
+    size = domain_size(r.answer.domain)
+    if size * len(index) * 16 > game.budget.memory_bytes:
+        raise BudgetError(f"scoring '{action}' needs {size:,} answers x {len(index):,} "
+                          "hypotheses, over the memory budget", hint="raise --memory-mb")
+    ranks = np.arange(size, dtype=np.int64)
+    answers = shaped(unrank(r.answer.domain, ranks), "row")
+    legal, valid, weight = _evaluate(game, a, r, args, answers, index, size)
+    w = np.where(legal & valid, weight, 0.0)
+    total = w.sum(axis=0)
+    p = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    keep = p.any(axis=1)
+    return ranks[keep], p[keep]
+
+
+def answer_value(game: Game, action: str, rank: int) -> Any:
+    """The plain Python value of the answer at canonical rank `rank`."""
+    from compiler.domains import to_python
+
+    _, r = response_of(game, action)
+    encoded = unrank(r.answer.domain, np.array([rank], dtype=np.int64))
+    return to_python(r.answer.domain.type, encoded, 0, game.model.strings)
+
+
+def answer_is_legal(game: Game, action: str, args: dict[str, Any], answer: Any) -> bool:
+    a, r = response_of(game, action)
+    encoded = from_python(r.answer.domain.type, answer, game.model.strings)
+    env = {**game.point_env(a.args, args, "row"), "answer": shaped(as_column(encoded), "row")}
+    return all(bool(np.all(game.compiler(c)(Ctx(env)))) for c in r.legal)
+
+
+def _normaliser(game: Game, a: CheckedAction, r: Response, args: dict[str, Any],
+                index: np.ndarray) -> np.ndarray:
+    """Σ over legal and valid answers of the weight (1 for uniform), per hypothesis."""
+    size = domain_size(r.answer.domain)
+    total = np.zeros(len(index))
+    step = rows_per_chunk(len(index), game.budget, bytes_per_cell=32)
+    for lo in range(0, size, step):
+        ranks = np.arange(lo, min(size, lo + step), dtype=np.int64)
+        answers = shaped(unrank(r.answer.domain, ranks), "row")
+        legal, valid, weight = _evaluate(game, a, r, args, answers, index, len(ranks))
+        total += np.where(legal & valid, weight, 0.0).sum(axis=0)
+    return total
+
+
+def _evaluate(game: Game, a: CheckedAction, r: Response, args: dict[str, Any], answers: Any,
+              index: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """legal (rows, 1), valid (rows, H) and weight (rows, H) for a block of answers."""
+    h = len(index)
+    env = {**game.hypotheses.env(index), **game.point_env(a.args, args, "row"), "answer": answers}
+    ctx = Ctx(env)
+    legal = np.ones((rows, 1), dtype=bool)
+    for c in r.legal:
+        legal &= np.broadcast_to(np.asarray(game.compiler(c)(ctx)), (rows, 1))
+    valid = np.ones((rows, h), dtype=bool)
+    if r.valid is not None:
+        valid = np.broadcast_to(np.asarray(game.compiler(r.valid)(ctx)), (rows, h))
+    weight = np.ones((rows, h))
+    if r.likelihood_expr is not None:
+        w = np.broadcast_to(np.asarray(game.compiler(r.likelihood_expr)(ctx), dtype=float),
+                            (rows, h))
+        bad = (legal & valid) & ~(np.isfinite(w) & (w >= 0))
+        if bad.any():
+            raise ObservationError(f"the {r.likelihood} likelihood of '{a.name}' is negative or "
+                                   "not finite for a legal, valid answer",
+                                   r.likelihood_expr.loc)
+        weight = w
+    return legal, valid, weight
+
+
+
+
+__all__ = ["answer_is_legal", "answer_likelihood", "answer_matrix", "answer_value"]
