@@ -1,0 +1,198 @@
+"""The queries a player may choose, in canonical order, and what each can reveal.
+
+`Candidates` lists every legal query of the spec (actions in declaration
+order, each action's argument tuples in canonical order, DESIGN §3). A query
+"can be a secret" when its arguments have exactly the secret variables'
+domains, in order (a guess that could be the code); such a query maps to a
+hypothesis, which is what tie-break K and `--guesses consistent` use.
+
+For a belief, `parts` gives each candidate's outcome partition as a dense
+(queries x parts) matrix: integer hypothesis counts when the belief is
+uniform (so scores built from them tie exactly), weights otherwise. Parts
+come from a bincount of feedback codes, through a cached full feedback
+matrix when it fits the memory budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from compiler.check import CheckedAction
+from compiler.domains import Domain
+from compiler.errors import BudgetError, SleuthError
+from compiler.game import Game
+from solver.belief import Belief
+from solver.likelihood import answer_matrix
+
+ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
+RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query: an action and the canonical rank of its argument tuple."""
+
+    action: str
+    rank: int
+
+
+@dataclass
+class Block:
+    """The legal queries of one action."""
+
+    action: CheckedAction
+    ranks: np.ndarray  # legal argument ranks, canonical order
+    hyp: np.ndarray  # hypothesis index each query equals, or -1
+
+    @property
+    def deterministic(self) -> bool:
+        return self.action.feedback is not None
+
+
+def same_domain(a: Domain, b: Domain) -> bool:
+    """Same values in the same canonical order."""
+    if a.type != b.type or a.sizes != b.sizes or a.length != b.length:
+        return False
+    if (a.elem is None) != (b.elem is None):
+        return False
+    if a.elem is not None and not same_domain(a.elem, b.elem):
+        return False
+    return len(a.fields) == len(b.fields) and all(
+        n1 == n2 and same_domain(d1, d2) for (n1, d1), (n2, d2) in zip(a.fields, b.fields,
+                                                                         strict=True))
+
+
+def can_be_secret(game: Game, action: CheckedAction) -> bool:
+    secret = game.model.secret
+    return len(action.args) == len(secret) and all(
+        same_domain(a.domain, v.domain) for a, v in zip(action.args, secret, strict=True))
+
+
+class Candidates:
+    """Every legal query of a game, with the machinery to score them against a belief."""
+
+    def __init__(self, game: Game, guesses: str = "any"):
+        if guesses not in ("any", "consistent"):
+            raise SleuthError(f"--guesses is 'any' or 'consistent', not '{guesses}'")
+        self.game = game
+        self.guesses = guesses
+        self.blocks = [self._block(a) for a in game.model.queries]
+        if guesses == "consistent" and not any((b.hyp >= 0).any() for b in self.blocks):
+            raise SleuthError(
+                "--guesses consistent needs a query that can be a secret (arguments with the "
+                "secret variables' domains, in order); this spec has none",
+                hint="use --guesses any")
+        self._matrices: dict[str, np.ndarray | None] = {}
+
+    @property
+    def size(self) -> int:
+        return sum(len(b.ranks) for b in self.blocks)
+
+    def _block(self, action: CheckedAction) -> Block:
+        space = self.game.space(action.name)
+        if space.size > ENUMERATE_QUERIES:
+            raise BudgetError(
+                f"'{action.name}' has {space.size:,} argument tuples, too many to list",
+                hint="the ises-sampled strategy samples queries instead of listing them")
+        ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
+        return Block(action, ranks, self._as_hypotheses(action, ranks))
+
+    def _as_hypotheses(self, action: CheckedAction, ranks: np.ndarray) -> np.ndarray:
+        if not can_be_secret(self.game, action):
+            return np.full(len(ranks), -1, dtype=np.int64)
+        table = self.game.hypotheses.ranks
+        pos = np.minimum(np.searchsorted(table, ranks), len(table) - 1)
+        return np.where(table[pos] == ranks, pos, -1).astype(np.int64)
+
+    # -- which queries are allowed now
+
+    def allowed(self, block: Block, belief: Belief) -> np.ndarray:
+        """Positions in `block` a strategy may choose for this belief (all, or consistent)."""
+        if self.guesses == "any":
+            return np.arange(len(block.ranks))
+        return np.flatnonzero(self.possible(block, belief))
+
+    def possible(self, block: Block, belief: Belief) -> np.ndarray:
+        """Which queries of the block are still possible secrets."""
+        if not (block.hyp >= 0).any():
+            return np.zeros(len(block.ranks), dtype=bool)
+        alive = np.zeros(self.game.hypotheses.size, dtype=bool)
+        alive[belief.index] = True
+        return (block.hyp >= 0) & alive[np.maximum(block.hyp, 0)]
+
+    def args(self, query: Query) -> dict[str, Any]:
+        return self.game.space(query.action).value(query.rank)
+
+    # -- outcomes
+
+    def codes(self, block: Block, positions: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """Feedback codes (len(positions), len(index)) of a deterministic block."""
+        full = self._matrix(block)
+        if full is not None:
+            if len(positions) == len(block.ranks):  # all of them: skip a gather
+                return full[:, index]
+            return full[np.ix_(positions, index)]
+        return self.game.feedback_matrix(block.action.name, block.ranks[positions], index)
+
+    def query_codes(self, query: Query, index: np.ndarray) -> np.ndarray:
+        """Feedback codes of one query on the hypotheses at `index`."""
+        for b in self.blocks:
+            if b.action.name == query.action:
+                pos = np.searchsorted(b.ranks, query.rank)
+                if pos < len(b.ranks) and b.ranks[pos] == query.rank:
+                    return self.codes(b, np.array([pos]), index)[0]
+        return self.game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
+
+    def _matrix(self, block: Block) -> np.ndarray | None:
+        """The block's full feedback matrix (queries x all hypotheses), if it fits."""
+        name = block.action.name
+        if name not in self._matrices:
+            coder = self.game.coder(name)
+            need = len(block.ranks) * self.game.hypotheses.size * coder.dtype.itemsize
+            self._matrices[name] = (self.game.feedback_matrix(name, block.ranks)
+                                    if need <= self.game.budget.memory_bytes // 2 else None)
+        return self._matrices[name]
+
+    def parts(self, block: Block, positions: np.ndarray, belief: Belief,
+              index: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+        """Outcome partition of each query at `positions`: (queries, parts) counts
+        (uniform belief) or probability masses. `index`/`weights` override the belief's
+        hypotheses (a sample of them, for instance)."""
+        if index is None:
+            index = belief.index
+            weights = None if belief.uniform else belief.probabilities()
+        assert block.deterministic, "responses are scored from their answer tables"
+        radix = self.game.coder(block.action.name).size
+        out = []
+        step = max(1, (self.game.budget.memory_bytes // 16) // max(1, len(index)))
+        for lo in range(0, len(positions), step):
+            codes = self.codes(block, positions[lo:lo + step], index)
+            out.append(_count_parts(codes, radix, weights))
+        if len(out) == 1:
+            return out[0]
+        width = max(o.shape[1] for o in out)
+        return np.concatenate([np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
+
+    def answer_table(self, block: Block, position: int, belief: Belief) -> np.ndarray:
+        """P(answer | h) for a response query: (answers, hypotheses in belief.index)."""
+        args = self.game.space(block.action.name).value(int(block.ranks[position]))
+        return answer_matrix(self.game, block.action.name, args, belief.index)[1]
+
+
+def _count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
+    """Row-wise bincount of codes (relabelled first when the code space is large)."""
+    rows, n = codes.shape
+    if radix > RELABEL_RADIX and radix > 4 * n:
+        uniq, inv = np.unique(codes, return_inverse=True)
+        codes, radix = inv.reshape(rows, n), len(uniq)
+    offsets = (np.arange(rows, dtype=np.int64) * radix)[:, None]
+    flat = (codes + offsets).ravel()
+    w = None if weights is None else np.broadcast_to(weights, codes.shape).ravel()
+    counts = np.bincount(flat, weights=w, minlength=rows * radix)
+    return counts.reshape(rows, radix)
+
+
+__all__ = ["Block", "Candidates", "Query", "can_be_secret", "same_domain"]

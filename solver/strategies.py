@@ -1,0 +1,404 @@
+"""Strategies: each chooses the next query for an information set.
+
+Scoring strategies score every allowed query by its outcome partition and
+take the best, with tie-break K (DESIGN §3): among equal scores prefer a
+query that is still a possible secret, then the first in canonical order.
+
+    entropy        ISES, exhaustive: maximise the expected information gain
+    minimax        Knuth: minimise the largest part
+    expected-size  Irving: minimise the sum of squared part sizes
+    most-parts     Kooi: maximise the number of non-empty parts
+    ises-sampled   Meng & Lucas' sampled ISES: m states and n queries sampled,
+                   scored in batches until a wall-clock budget is spent
+    random, random-consistent
+
+With a uniform belief, partition scores are integers (largest part, Σ n²,
+number of parts) and compare exactly; entropy compares Σ n log n in floating
+point and settles near-ties exactly, by comparing Π n^n as integers. With
+weights (non-uniform priors, Bayes updates) scores are floats and ties are
+equal to 1e-12 (relative). For a `response` query the parts are its possible
+answers: entropy is the mutual information between answer and hypothesis;
+the others use, per answer, the hypotheses that remain possible after it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from compiler.errors import SleuthError
+from solver.belief import Belief
+from solver.queries import Block, Candidates, Query
+
+FLOAT_TIE = 1e-12
+ENTROPY_TIE = 1e-9  # near-ties of Σ n log n, then settled exactly
+
+
+class Strategy:
+    """Chooses the next query for a belief (subclasses say how)."""
+
+    name = ""
+    deterministic = True  # the same belief always gets the same query
+
+    def __init__(self, candidates: Candidates, seed: int = 0):
+        self.candidates = candidates
+        self.seed = seed
+
+    def choose(self, belief: Belief) -> Query:
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- scoring
+
+@dataclass
+class Scored:
+    """Scores (lower is better) of some queries of one block."""
+
+    block: Block
+    positions: np.ndarray
+    scores: np.ndarray
+    parts: np.ndarray | None  # integer partitions, when exact refinement applies
+
+
+class ScoringStrategy(Strategy):
+    """Score every allowed query, keep the best; ties by K."""
+
+    exact = False  # whether scores of uniform partitions are already exact integers
+
+    def choose(self, belief: Belief) -> Query:
+        if belief.size == 1:
+            # Every query has one outcome: all scores tie and K decides.
+            scored = [Scored(b, pos, np.zeros(len(pos)), None) for b in self.candidates.blocks
+                      if len(pos := self.candidates.allowed(b, belief))]
+            return pick_by_k(self.candidates, scored, belief)
+        scored = [self.score_block(b, self.candidates.allowed(b, belief), belief)
+                  for b in self.candidates.blocks]
+        return self.pick([s for s in scored if len(s.positions)], belief)
+
+    def score_block(self, block: Block, positions: np.ndarray, belief: Belief,
+                    index: np.ndarray | None = None,
+                    weights: np.ndarray | None = None) -> Scored:
+        if not len(positions):
+            return Scored(block, positions, np.zeros(0), None)
+        if index is None:
+            index = belief.index
+            weights = None if belief.uniform else belief.probabilities()
+        if block.deterministic:
+            parts = self.candidates.parts(block, positions, belief, index, weights)
+            uniform = weights is None
+            return Scored(block, positions, self.score_parts(parts, uniform, len(index)),
+                          parts if uniform else None)
+        w = np.full(len(index), 1.0 / len(index)) if weights is None else weights
+        sub = Belief(belief.game, index)
+        scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), sub),
+                                              w, len(index)) for p in positions])
+        return Scored(block, positions, scores, None)
+
+    def score_parts(self, parts: np.ndarray, uniform: bool, n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def score_answers(self, p: np.ndarray, w: np.ndarray, n: int) -> float:
+        raise NotImplementedError
+
+    def pick(self, scored: list[Scored], belief: Belief) -> Query:
+        if not scored:
+            raise SleuthError("no legal query is allowed here",
+                              hint="with --guesses consistent, a query must be a possible "
+                                   "secret")
+        best = min(float(s.scores.min()) for s in scored)
+        tol = self.tolerance(scored, best)
+        tied = [(s, np.flatnonzero(s.scores <= best + tol)) for s in scored]
+        tied = self.refine([(s, t) for s, t in tied if len(t)])
+        return pick_by_k(self.candidates, [
+            Scored(s.block, s.positions[t], s.scores[t], None) for s, t in tied], belief)
+
+    def tolerance(self, scored: list[Scored], best: float) -> float:
+        if self.exact and all(s.parts is not None for s in scored):
+            return 0.0
+        return FLOAT_TIE * max(1.0, abs(best))
+
+    def refine(self, tied: list[tuple[Scored, np.ndarray]]) -> list[tuple[Scored, np.ndarray]]:
+        return tied
+
+
+class Minimax(ScoringStrategy):
+    name = "minimax"
+    exact = True
+
+    def score_parts(self, parts, uniform, n):
+        return parts.max(axis=1)
+
+    def score_answers(self, p, w, n):
+        return float(max(((p > 0) @ w) * n))
+
+
+class ExpectedSize(ScoringStrategy):
+    name = "expected-size"
+    exact = True
+
+    def score_parts(self, parts, uniform, n):
+        return (parts * parts).sum(axis=1) if uniform else (parts * parts).sum(axis=1) * n * n
+
+    def score_answers(self, p, w, n):
+        predictive = p @ w
+        support = (p > 0) @ w
+        return float((predictive * support).sum() * n * n)
+
+
+class MostParts(ScoringStrategy):
+    name = "most-parts"
+    exact = True
+
+    def score_parts(self, parts, uniform, n):
+        return -(parts > 0).sum(axis=1)
+
+    def score_answers(self, p, w, n):
+        return -float(((p @ w) > 0).sum())
+
+
+class Entropy(ScoringStrategy):
+    """ISES: the query whose outcome carries the most expected information (bits)."""
+
+    name = "entropy"
+
+    def score_parts(self, parts, uniform, n):
+        if uniform:
+            # Expected gain log2 n - Σ c log2 c / n, negated (lower is better).
+            return nlogn(parts).sum(axis=1) / n - math.log2(n)
+        return -_entropy_rows(parts)
+
+    def score_answers(self, p, w, n):
+        return -mutual_information(p, w)
+
+    def tolerance(self, scored, best):
+        return ENTROPY_TIE * max(1.0, abs(best))
+
+    def refine(self, tied):
+        """Among near-ties with integer partitions, keep the exactly best (least Π c^c)."""
+        exact = [(s, t) for s, t in tied if s.parts is not None]
+        if not exact or len(exact) < len(tied):
+            return tied
+        rows = [np.sort(s.parts[t], axis=1)[:, ::-1] for s, t in exact]
+        width = max(r.shape[1] for r in rows)
+        rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]))) for r in rows]
+        first = rows[0][0]
+        if all((r == first).all() for r in rows):
+            return tied  # one multiset of part sizes: an exact tie
+        keys = {}
+        for r in rows:
+            for x in map(tuple, r.tolist()):
+                if x not in keys:
+                    keys[x] = _power_product(x)
+        least = min(keys.values())
+        return [(s, t[[keys[tuple(x)] == least for x in r.tolist()]])
+                for (s, t), r in zip(exact, rows, strict=True)]
+
+
+def pick_by_k(candidates: Candidates, tied: list[Scored], belief: Belief) -> Query:
+    """Tie-break K: the first possible secret in canonical order, else the first query."""
+    for prefer_possible in (True, False):
+        for s in tied:
+            pos = s.positions
+            if prefer_possible:
+                pos = pos[candidates.possible(s.block, belief)[pos]]
+            if len(pos):
+                return Query(s.block.action.name, int(s.block.ranks[pos[0]]))
+    raise AssertionError("a tie group cannot be empty")
+
+
+def nlogn(counts: np.ndarray) -> np.ndarray:
+    """c log2 c elementwise for integer counts (0 for 0), by table lookup."""
+    top = int(counts.max()) if counts.size else 0
+    return _nlogn_table(max(1024, 1 << top.bit_length()))[counts]
+
+
+@lru_cache(maxsize=8)
+def _nlogn_table(size: int) -> np.ndarray:
+    c = np.arange(size, dtype=np.float64)
+    return np.where(c > 0, c * np.log2(np.maximum(c, 1)), 0.0)
+
+
+def _entropy_rows(masses: np.ndarray) -> np.ndarray:
+    total = masses.sum(axis=1, keepdims=True)
+    p = np.divide(masses, total, out=np.zeros_like(masses, dtype=float), where=total > 0)
+    return -np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0.0).sum(axis=1)
+
+
+def _power_product(counts: tuple[int, ...]) -> int:
+    out = 1
+    for c in counts:
+        if c > 1:
+            out *= c ** c
+    return out
+
+
+def mutual_information(p: np.ndarray, w: np.ndarray) -> float:
+    """I(hypothesis; answer) in bits, for P(answer | h) = p[:, h] and prior weights w."""
+    predictive = p @ w
+    h_answer = -float(np.sum(np.where(predictive > 0, predictive * np.log2(
+        np.where(predictive > 0, predictive, 1)), 0.0)))
+    cond = -np.sum(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0.0), axis=0)
+    return h_answer - float(cond @ w)
+
+
+# ----------------------------------------------------------------------------- sampled ISES
+
+class ISESSampled(Entropy):
+    """Meng & Lucas' sampled ISES: score sampled queries against sampled states.
+
+    Per decision: draw m states from the belief (by weight, without
+    replacement; all of them when there are at most m), shuffle the allowed
+    queries and keep the first n, and score them by the entropy of their
+    partition of the sampled states, batch after batch, until the queries run
+    out or the wall-clock budget is spent (the first batch is always scored).
+    Seeded: with a budget that is not reached the choice is reproducible.
+    """
+
+    name = "ises-sampled"
+    deterministic = False
+
+    def __init__(self, candidates: Candidates, seed: int = 0, states: int = 1000,
+                 queries: int | None = None, budget: float = 0.1):
+        super().__init__(candidates, seed)
+        self.rng = np.random.default_rng(seed)
+        self.states = states
+        self.queries = queries
+        self.budget = budget
+        self.last_scored = 0  # queries scored in the last decision (for benchmarks)
+
+    def choose(self, belief: Belief) -> Query:
+        start = time.perf_counter()
+        index, weights = self.sample_states(belief)
+        order = [(b, self.rng.permutation(self.candidates.allowed(b, belief)))
+                 for b in self.candidates.blocks]
+        pool = [(b, p) for b, p in order if len(p)]
+        if self.queries is not None:
+            pool = self._limit(pool, self.queries)
+        scored: list[Scored] = []
+        batch, done = 16, 0
+        for block, positions in pool:
+            lo = 0
+            while lo < len(positions):
+                chunk = np.sort(positions[lo:lo + batch])
+                t0 = time.perf_counter()
+                scored.append(self.score_block(block, chunk, belief, index, weights))
+                lo += len(chunk)
+                done += len(chunk)
+                spent = time.perf_counter() - start
+                if spent >= self.budget:
+                    break
+                per_query = (time.perf_counter() - t0) / len(chunk)
+                batch = max(1, int(0.5 * (self.budget - spent) / max(per_query, 1e-9)))
+            if time.perf_counter() - start >= self.budget:
+                break
+        self.last_scored = done
+        return self.pick(scored, belief)
+
+    def sample_states(self, belief: Belief) -> tuple[np.ndarray, np.ndarray | None]:
+        if belief.size <= self.states:
+            return belief.index, None if belief.uniform else belief.probabilities()
+        p = None if belief.uniform else belief.probabilities()
+        chosen = self.rng.choice(belief.size, size=self.states, replace=False, p=p)
+        return belief.index[np.sort(chosen)], None
+
+    def _limit(self, pool, n):
+        out, left = [], n
+        for b, p in pool:
+            if left <= 0:
+                break
+            out.append((b, p[:left]))
+            left -= len(p[:left])
+        return out
+
+    def pick(self, scored, belief):
+        return super().pick(self._merged(scored), belief)
+
+    def _merged(self, scored: list[Scored]) -> list[Scored]:
+        """Shuffled batches back into one canonical-order group per block (for K)."""
+        out = []
+        for block in self.candidates.blocks:
+            mine = [s for s in scored if s.block is block]
+            if not mine:
+                continue
+            positions = np.concatenate([s.positions for s in mine])
+            scores = np.concatenate([s.scores for s in mine])
+            parts = None
+            if all(s.parts is not None for s in mine):
+                width = max(s.parts.shape[1] for s in mine)
+                parts = np.concatenate([np.pad(s.parts, ((0, 0), (0, width - s.parts.shape[1])))
+                                        for s in mine])
+            order = np.argsort(positions, kind="stable")
+            out.append(Scored(block, positions[order], scores[order],
+                              None if parts is None else parts[order]))
+        return out
+
+
+# ----------------------------------------------------------------------------- random
+
+class RandomQuery(Strategy):
+    """A uniformly random allowed query (seeded)."""
+
+    name = "random"
+    deterministic = False
+    consistent_only = False
+
+    def __init__(self, candidates: Candidates, seed: int = 0):
+        super().__init__(candidates, seed)
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, belief: Belief) -> Query:
+        options = []
+        for b in self.candidates.blocks:
+            pos = self.candidates.allowed(b, belief)
+            if self.consistent_only:
+                pos = pos[self.candidates.possible(b, belief)[pos]]
+            options.append((b, pos))
+        total = sum(len(p) for _, p in options)
+        if total == 0:
+            raise SleuthError("no allowed query is a possible secret",
+                              hint="random-consistent needs a query that can be a secret")
+        k = int(self.rng.integers(total))
+        for b, pos in options:
+            if k < len(pos):
+                return Query(b.action.name, int(b.ranks[pos[k]]))
+            k -= len(pos)
+        raise AssertionError("k is below the total")
+
+
+class RandomConsistent(RandomQuery):
+    """A uniformly random query among those that are still possible secrets."""
+
+    name = "random-consistent"
+    consistent_only = True
+
+
+STRATEGIES: dict[str, type[Strategy]] = {
+    s.name: s for s in (Entropy, ISESSampled, Minimax, ExpectedSize, MostParts, RandomQuery,
+                        RandomConsistent)}
+
+
+def make_strategy(name: str, candidates: Candidates, seed: int = 0, **options) -> Strategy:
+    """A strategy by name (options: states, queries, budget for ises-sampled)."""
+    if name not in STRATEGIES:
+        from compiler.errors import did_you_mean
+
+        raise SleuthError(f"unknown strategy '{name}'",
+                          hint=did_you_mean(name, STRATEGIES)
+                          or f"one of {', '.join(STRATEGIES)}")
+    cls = STRATEGIES[name]
+    if cls is ISESSampled:
+        return ISESSampled(candidates, seed, **options)
+    if name == "random-consistent" and not any((b.hyp >= 0).any() for b in candidates.blocks):
+        raise SleuthError("random-consistent needs a query that can be a secret (arguments "
+                          "with the secret variables' domains); this spec has none",
+                          hint="use random")
+    return cls(candidates, seed)
+
+
+__all__ = ["STRATEGIES", "Entropy", "ExpectedSize", "ISESSampled", "Minimax", "MostParts",
+           "RandomConsistent", "RandomQuery", "Strategy", "make_strategy",
+           "mutual_information"]
