@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from compiler.domains import show_value
 from compiler.enumerate import Budget
 from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
+from solver.belief import Belief
+from solver.evaluate import evaluate_strategy
+from solver.observe import apply_event, format_value, query_text, read_observations
+from solver.play import Play, marginal_table
+from solver.queries import Candidates
+from solver.session import Session
+from solver.strategies import STRATEGIES, Strategy, make_strategy
 from solver.summary import summarise
+from solver.transcript import parse_secret, play_secret
 
 OVERRIDE_HELP = "Override a spec param, e.g. --set pegs=5 (repeatable)."
 
@@ -62,9 +74,16 @@ def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: 
         print_summary(summary)
 
 
+def make_console(stderr: bool = False) -> Console:
+    """Plain text (no markup in user values); wide when not on a terminal."""
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, markup=False, highlight=False,
+                   width=None if probe.is_terminal else max(probe.width, 120))
+
+
 def print_summary(s: dict[str, Any]) -> None:
-    console = Console(highlight=False)
-    console.print(f"[bold]{s['game']}[/bold] ({s['spec']}): OK")
+    console = make_console()
+    console.print(Text.assemble((s["game"], "bold"), f" ({s['spec']}): OK"))
     secret = ", ".join(f"{k}: {v}" for k, v in s["secret"].items())
     console.print(f"secret       {secret}")
     console.print(f"hypotheses   {s['hypotheses']:,}   entropy {s['entropy_bits']:.4f} bits"
@@ -87,6 +106,205 @@ def print_summary(s: dict[str, Any]) -> None:
             name = a["name"] if kind == "queries" else f"{a['name']} (observation)"
             table.add_row(name, args, legal, fb)
     console.print(table)
+
+
+def strategy_options(fn):
+    """--strategy, --guesses, --seed and the ises-sampled knobs."""
+    fn = click.option("--budget", type=click.FloatRange(0.0, min_open=True), default=0.1,
+                      show_default=True,
+                      help="ises-sampled: seconds per decision.")(fn)
+    fn = click.option("--queries", "n_queries", type=click.IntRange(1), default=None,
+                      help="ises-sampled: queries sampled per decision (default: all).")(fn)
+    fn = click.option("--states", type=click.IntRange(1), default=1000, show_default=True,
+                      help="ises-sampled: states sampled per decision.")(fn)
+    fn = click.option("--seed", type=int, default=0, show_default=True,
+                      help="Seed for every random choice.")(fn)
+    fn = click.option("--guesses", type=click.Choice(["any", "consistent"]), default="any",
+                      show_default=True,
+                      help="Choose among all legal queries, or only possible secrets.")(fn)
+    return click.option("--strategy", type=click.Choice(list(STRATEGIES)), default="entropy",
+                        show_default=True, help="How to choose the next query.")(fn)
+
+
+def _strategy(game: Game, opts: dict[str, Any]) -> Strategy:
+    candidates = Candidates(game, opts["guesses"])
+    extra = {}
+    if opts["strategy"] == "ises-sampled":
+        extra = {"states": opts["states"], "queries": opts["n_queries"],
+                 "budget": opts["budget"]}
+    return make_strategy(opts["strategy"], candidates, opts["seed"], **extra)
+
+
+def _split(kwargs: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
+    game = _load(kwargs.pop("spec_path"), kwargs.pop("overrides"), kwargs.pop("max_hypotheses"),
+                 kwargs.pop("memory_mb"))
+    return game, kwargs
+
+
+@cli.command()
+@game_options
+@strategy_options
+@click.option("--secret", "secret", multiple=True, required=True, metavar="NAME=VALUE",
+              help="The hidden secret, e.g. --secret code=1122 (repeat for each variable).")
+@click.option("--max-steps", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
+          **kwargs: Any) -> None:
+    """Play one game of SPEC against a known secret and print the transcript."""
+    game, opts = _split({"spec_path": spec, **kwargs})
+    strategy = _strategy(game, opts)
+    index = parse_secret(game, secret)
+    t = play_secret(game, strategy, index, opts["seed"], max_steps)
+    if as_json:
+        click.echo(json.dumps({"spec": spec, "strategy": strategy.name,
+                               "guesses": opts["guesses"], **t.to_json()}, indent=2))
+        return
+    console = make_console()
+    known = ", ".join(f"{k} = {format_value(v)}" for k, v in t.secret.items())
+    console.print(Text.assemble((game.name, "bold"), f", secret {known}, strategy {strategy.name}: "
+                  f"{t.start_hypotheses:,} hypotheses, {t.start_entropy_bits:.3f} bits"))
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("#", "query", "outcome", "remaining", "entropy", "gained"):
+        table.add_column(col, justify="right" if col in ("#", "remaining", "entropy",
+                                                          "gained") else "left")
+    for k, step in enumerate(t.steps, 1):
+        table.add_row(str(k), step.event.query_text(), step.event.outcome_text(),
+                      f"{step.remaining:,}", f"{step.entropy_bits:.3f}",
+                      f"{step.information_bits:.3f}")
+    console.print(table)
+    console.print(f"solved in {len(t.steps)} queries" if t.solved
+                  else f"not solved after {len(t.steps)} queries")
+
+
+@cli.command()
+@game_options
+@strategy_options
+@click.option("--secrets", type=click.IntRange(1), default=None,
+              help="Evaluate a seeded sample of this many secrets instead of all.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> None:
+    """Play every secret of SPEC against a strategy (one tree over feedback partitions)."""
+    game, opts = _split({"spec_path": spec, **kwargs})
+    strategy = _strategy(game, opts)
+    total = min(secrets or game.hypotheses.size, Belief.prior(game).size)
+    with progress_bar(total, f"evaluating {strategy.name}") as advance:
+        result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance)
+    data = result.to_json()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = make_console()
+    first = data["first_query"]
+    first_text = query_text(first["query"], first["args"]) if first else "-"
+    console.print(Text.assemble((game.name, "bold"),
+                                f": {strategy.name} (guesses {opts['guesses']}) "
+                                f"over {data['secrets']:,} secrets in {data['seconds']:.2f} s"))
+    console.print(f"total {data['total']:,}   average {data['average']:.4f} "
+                  f"({data['average_fraction']})   worst {data['worst']}   "
+                  f"first query {first_text}")
+    peak = max(data["histogram"].values())
+    for length, count in data["histogram"].items():
+        bar = "#" * max(1, round(40 * count / peak))
+        console.print(f"  {length:>3} queries {count:>8,}  {bar}")
+
+
+@cli.command()
+@game_options
+@click.option("--observations", "observations", required=True,
+              type=click.Path(dir_okay=False),
+              help="YAML list of {query, args, feedback | answer}.")
+@click.option("--top", type=click.IntRange(0), default=5, show_default=True,
+              help="How many of the most likely hypotheses to list.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def belief(spec: str, observations: str, top: int, as_json: bool, **kwargs: Any) -> None:
+    """Posterior of SPEC's secret after the observations in a file."""
+    game, _ = _split({"spec_path": spec, **kwargs})
+    current = Belief.prior(game)
+    steps = []
+    for event in read_observations(game, observations):
+        after = apply_event(current, event)
+        steps.append({**event.to_data(), "remaining": after.size,
+                      "entropy_bits": after.entropy_bits(),
+                      "information_bits": after.kl_bits(current)})
+        current = after
+    marginals = current.marginals()
+    data = {
+        "spec": spec, "hypotheses": current.size, "entropy_bits": current.entropy_bits(),
+        "marginals": {k: {format_value(v): p for v, p in m.items()}
+                      for k, m in marginals.items()},
+        "observations": steps,
+        "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()}, "p": p}
+                for h, p in current.top(top)],
+    }
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = make_console()
+    console.print(Text.assemble((game.name, "bold"), f": {len(steps)} observations, "
+                  f"{current.size:,} hypotheses remain, {data['entropy_bits']:.4f} bits"))
+    for k, s in enumerate(steps, 1):
+        ev = read_outcome_text(s)
+        console.print(f"  {k}. {ev}: {s['remaining']:,} remain, "
+                      f"{s['information_bits']:.4f} bits gained")
+    console.print(marginal_table(marginals))
+    for h, p in current.top(top):
+        console.print(f"  {p:7.2%}  " + ", ".join(f"{k} = {format_value(v)}"
+                                                  for k, v in h.items()))
+
+
+def read_outcome_text(step: dict[str, Any]) -> str:
+    outcome = step.get("feedback", step.get("answer"))
+    return f"{query_text(step['query'], step['args'])} -> {format_value(outcome)}"
+
+
+@cli.command()
+@game_options
+@strategy_options
+@click.option("--session", "session_path", type=click.Path(dir_okay=False), default=None,
+              help="Save every step here; resume from it if it exists.")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of tables.")
+def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> None:
+    """Decision support while playing SPEC for real: suggests queries, reads feedback."""
+    game, opts = _split({"spec_path": spec, **kwargs})
+    strategy = _strategy(game, opts)
+    session = Session.open(session_path, game, spec)
+    console = make_console()
+    state = Play(game, strategy, session, console, as_json)
+    interactive = sys.stdin.isatty()
+
+    def read(prompt: str) -> str | None:
+        if interactive:
+            try:
+                return console.input(prompt)
+            except EOFError:
+                return None
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        if not as_json:
+            console.print(f"{prompt}{line.rstrip()}", highlight=False)
+        return line
+
+    try:
+        status = state.run(read)
+    except KeyboardInterrupt:
+        where = f"; session saved to {session.path}" if session.path else ""
+        click.echo(f"interrupted{where}", err=True)
+        sys.exit(130)
+    sys.exit(status)
+
+
+@contextmanager
+def progress_bar(total: int, what: str):
+    """A progress bar on stderr for long work (only on a terminal); yields `advance(n)`."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(what, total=total)
+        yield lambda n: progress.advance(task, n)
 
 
 def main(argv: list[str] | None = None) -> None:

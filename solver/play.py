@@ -1,0 +1,223 @@
+"""Interactive decision support: suggest a query, read what the real game answered.
+
+Each turn shows what remains (hypotheses, entropy, the most likely ones) and
+the strategy's suggestion. The person types the feedback (or answer) they got
+for it, or one of:
+
+    play QUERY ARGS   play a different query (its feedback comes next)
+    undo              forget the last step
+    show              the marginals of every secret variable
+    help, quit
+
+Every step is saved to the session file before the next prompt, so an
+interrupted session resumes where it stopped. Input and output are passed
+in, so the loop runs the same from a terminal, a pipe or a test.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from compiler.domains import show_value
+from compiler.errors import SleuthError
+from compiler.game import Game
+from solver.belief import Belief
+from solver.evaluate import Stopper, has_stop
+from solver.observe import (
+    Event,
+    apply_event,
+    format_value,
+    parse_outcome_text,
+    parse_query_text,
+    query_text,
+)
+from solver.queries import Query
+from solver.session import Session
+from solver.strategies import Strategy
+
+HELP = """type the feedback you got for the suggested query (components in order, or
+name=value), or: play QUERY ARGS (a different query), undo, show, help, quit"""
+
+Reader = Callable[[str], "str | None"]
+
+
+class Play:
+    """The state of a play session: session steps, the belief, the pending query."""
+
+    def __init__(self, game: Game, strategy: Strategy, session: Session, console: Console,
+                 as_json: bool = False):
+        self.game = game
+        self.strategy = strategy
+        self.session = session
+        self.console = console
+        self.as_json = as_json
+        self.stop_game = has_stop(game)
+        self.stops = Stopper(game)
+        self.beliefs = [Belief.prior(game)]
+        self.events: list[Event] = []
+        self.solved = False
+        for event in session.events(game):
+            self._apply(event)
+
+    @property
+    def belief(self) -> Belief:
+        return self.beliefs[-1]
+
+    def _apply(self, event: Event) -> None:
+        self.beliefs.append(apply_event(self.belief, event))
+        self.events.append(event)
+        self.solved = self._solved_by(event)
+
+    def _solved_by(self, event: Event) -> bool:
+        if not self.stop_game:
+            return self.belief.determined(self.game.model.identify)
+        if event.feedback is None:
+            return False
+        rank = self.game.space(event.action).rank(event.args)
+        code = self.game.coder(event.action).encode(event.feedback)
+        return self.stops(Query(event.action, rank), code)
+
+    # -- the loop
+
+    def run(self, read: Reader) -> int:
+        """Play until solved, quit or end of input; returns the exit status."""
+        if self.events:
+            self.say(f"resumed {len(self.events)} step(s) from {self.session.path}")
+        pending: Query | None = None
+        while not self.solved:
+            if pending is None:
+                self.show_state()
+                pending = self.strategy.choose(self.belief)
+                self.suggest(pending)
+            args = self.strategy.candidates.args(pending)
+            line = read(f"{query_text(pending.action, args)} -> ")
+            if line is None:
+                self.say(self._saved("input ended"))
+                return 0
+            line = line.strip()
+            if not line:
+                continue
+            word = line.split()[0].lower()
+            try:
+                if word in ("quit", "exit"):
+                    self.say(self._saved("bye"))
+                    return 0
+                if word == "help":
+                    self.say(HELP)
+                elif word == "undo":
+                    self.undo()
+                    pending = None
+                elif word == "show":
+                    self.show_marginals()
+                elif word == "play":
+                    action, args = parse_query_text(self.game, line.split(None, 1)[1]
+                                                    if " " in line else "")
+                    pending = Query(action, self.game.space(action).rank(args))
+                else:
+                    self.record(parse_outcome_text(self.game, pending.action, args, line))
+                    pending = None
+            except SleuthError as err:
+                self.say(f"error: {err}")
+        self.finish()
+        return 0
+
+    def record(self, event: Event) -> None:
+        before = self.belief
+        self._apply(event)  # raises, leaving everything as it was, if impossible
+        self.session.append(event)
+        gain = self.belief.kl_bits(before)
+        self.say(f"{event.describe()}: {self.belief.size:,} remain "
+                 f"({gain:.3f} bits gained)")
+
+    def undo(self) -> None:
+        if not self.events:
+            self.say("nothing to undo")
+            return
+        event = self.events.pop()
+        self.beliefs.pop()
+        self.session.undo()
+        self.solved = False
+        self.say(f"undone: {event.describe()}")
+
+    def finish(self) -> None:
+        n = len(self.events)
+        if self.as_json:
+            self.emit({"solved": True, "queries": n, "secret": self._known()})
+            return
+        known = ", ".join(f"{k} = {format_value(v)}" for k, v in self._known().items())
+        self.console.print(Text.assemble(("solved", "bold green"), f" in {n} queries: {known}"))
+
+    def _known(self) -> dict[str, Any]:
+        value = self.belief.top(1)[0][0]
+        return {k: show_value(value[k]) for k in self.game.model.identify}
+
+    def _saved(self, why: str) -> str:
+        where = f"; session saved to {self.session.path}" if self.session.path else ""
+        return f"{why}{where}"
+
+    # -- output
+
+    def say(self, text: str, plain: str | None = None) -> None:
+        if self.as_json:
+            self.emit({"message": plain or text})
+        else:
+            self.console.print(text, highlight=False)
+
+    def emit(self, data: dict[str, Any]) -> None:
+        self.console.print(json.dumps(data), highlight=False, soft_wrap=True)
+
+    def show_state(self) -> None:
+        b = self.belief
+        if self.as_json:
+            self.emit({"step": len(self.events), "remaining": b.size,
+                       "entropy_bits": b.entropy_bits(),
+                       "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()},
+                                "p": p} for h, p in b.top(5)]})
+            return
+        self.console.print(Text.assemble((f"{b.size:,}", "bold"), " hypotheses remain, entropy "
+                           f"{b.entropy_bits():.3f} bits"))
+        if b.size <= 5 or not b.uniform:
+            for h, p in b.top(5):
+                text = ", ".join(f"{k} = {format_value(v)}" for k, v in h.items())
+                self.console.print(f"  {p:7.2%}  {text}", highlight=False)
+
+    def suggest(self, query: Query) -> None:
+        args = self.strategy.candidates.args(query)
+        if self.as_json:
+            self.emit({"suggestion": {"query": query.action,
+                                      "args": {k: show_value(v) for k, v in args.items()}}})
+        else:
+            self.console.print(Text.assemble(f"suggested ({self.strategy.name}): ",
+                                             (query_text(query.action, args), "bold")))
+
+    def show_marginals(self) -> None:
+        marginals = self.belief.marginals()
+        if self.as_json:
+            self.emit({"marginals": {k: {format_value(v): p for v, p in m.items()}
+                                     for k, m in marginals.items()}})
+            return
+        self.console.print(marginal_table(marginals))
+
+
+def marginal_table(marginals: dict[str, dict[Any, float]]) -> Table:
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("variable")
+    table.add_column("value")
+    table.add_column("p", justify="right")
+    table.add_column("")
+    for name, dist in marginals.items():
+        first = True
+        for value, p in dist.items():
+            table.add_row(name if first else "", format_value(value), f"{p:.4f}",
+                          "#" * round(p * 30))
+            first = False
+    return table
+
+
+__all__ = ["Play", "marginal_table"]

@@ -1,0 +1,110 @@
+"""Play sessions on disk: every step saved atomically, so a session survives a crash.
+
+A session file is JSON: the spec, its overrides, and the observed steps in
+order (each `{query, args, feedback | answer}`, the observations-file
+schema). It is rewritten after every step through a temporary file in the
+same folder, flushed to disk and renamed over the old one, so a reader (or a
+resumed session) sees either the old or the new file, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.errors import Loc, ObservationError, SleuthError
+from compiler.game import Game
+from solver.observe import Event, make_event
+
+FORMAT = "sleuth-session/1"
+
+
+@dataclass
+class Session:
+    spec: str
+    game: str
+    params: dict[str, Any]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    path: Path | None = None
+
+    @classmethod
+    def open(cls, path: str | Path | None, game: Game, spec: str) -> Session:
+        """The session at `path` (resumed if the file exists), or a new one."""
+        params = dict(game.model.params)
+        if path is None:
+            return cls(spec, game.model.game, params)
+        path = Path(path)
+        if not path.exists():
+            session = cls(spec, game.model.game, params, [], path)
+            session.save()
+            return session
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise SleuthError(f"cannot read session file {path}: {err}",
+                              hint="move it away to start a new session") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise SleuthError(f"{path} is not a Sleuth session file")
+        if data.get("game") != game.model.game or data.get("params") != _jsonable(params):
+            raise SleuthError(
+                f"session {path} belongs to {data.get('game')} with params "
+                f"{data.get('params')}, not {game.model.game} with {_jsonable(params)}",
+                hint="use the same spec and --set values, or another --session file")
+        return cls(spec, game.model.game, params, list(data.get("steps", [])), path)
+
+    def events(self, game: Game) -> list[Event]:
+        """The saved steps, checked again against the spec."""
+        out = []
+        for k, step in enumerate(self.steps, 1):
+            loc = Loc(str(self.path), k, 1) if self.path else None
+            try:
+                out.append(make_event(game, step["query"], step.get("args", {}),
+                                      step["feedback"] if "feedback" in step
+                                      else step.get("answer"), loc))
+            except (KeyError, TypeError):
+                raise ObservationError(f"step {k} of the session is malformed", loc) from None
+        return out
+
+    def append(self, event: Event) -> None:
+        self.steps.append(event.to_data())
+        self.save()
+
+    def undo(self) -> dict[str, Any] | None:
+        if not self.steps:
+            return None
+        step = self.steps.pop()
+        self.save()
+        return step
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        data = {"format": FORMAT, "game": self.game, "spec": self.spec,
+                "params": _jsonable(self.params), "steps": self.steps}
+        write_atomically(self.path, json.dumps(data, indent=1) + "\n")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text` so that no reader ever sees a partial file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(params, default=str))
+
+
+__all__ = ["Session", "write_atomically"]

@@ -1,0 +1,134 @@
+"""One game against a known secret: the strategy asks, the spec answers.
+
+Deterministic feedback is computed by the kernels; a `response` is drawn
+from P(answer | secret) with a seeded generator, as the spec's responder
+would answer. The game ends by the counting convention of DESIGN §3
+(`stop_when` satisfied, or the goal variables determined), or after
+`max_steps` queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from compiler.domains import domain_size, show_value
+from compiler.enumerate import rank_of
+from compiler.errors import ObservationError, SleuthError
+from compiler.game import Game
+from compiler.values import coerce, coerce_text
+from solver.belief import Belief
+from solver.evaluate import Stopper, has_stop
+from solver.likelihood import answer_matrix, answer_value
+from solver.observe import Event, apply_event, assign_words, split_words
+from solver.queries import Query
+from solver.strategies import Strategy
+
+
+@dataclass
+class Step:
+    event: Event
+    remaining: int
+    entropy_bits: float
+    information_bits: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.event.to_data(), "remaining": self.remaining,
+                "entropy_bits": self.entropy_bits, "information_bits": self.information_bits}
+
+
+@dataclass
+class Transcript:
+    secret: dict[str, Any]
+    start_hypotheses: int
+    start_entropy_bits: float
+    steps: list[Step] = field(default_factory=list)
+    solved: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"secret": {k: show_value(v) for k, v in self.secret.items()},
+                "hypotheses": self.start_hypotheses,
+                "entropy_bits": self.start_entropy_bits, "queries": len(self.steps),
+                "solved": self.solved, "steps": [s.to_json() for s in self.steps]}
+
+
+def parse_secret(game: Game, items: tuple[str, ...] | list[str]) -> int:
+    """`--secret name=value` (or one bare value when the secret has one variable) -> the
+    hypothesis index."""
+    variables = game.model.secret
+    names = [v.name for v in variables]
+    words = [w for item in items for w in split_words(item)]
+    raw = assign_words(names, words, "the secret")
+    values = {}
+    for v in variables:
+        if v.name not in raw:
+            raise ObservationError(f"--secret needs a value for '{v.name}' "
+                                   f"({v.domain.describe()})",
+                                   hint=" ".join(f"--secret {n}=..." for n in names))
+        try:
+            values[v.name] = coerce_text(v.domain, raw[v.name])
+        except ValueError as err:
+            raise ObservationError(f"--secret {v.name}: {err}") from None
+    return hypothesis_index(game, values)
+
+
+def hypothesis_index(game: Game, values: dict[str, Any]) -> int:
+    """Index in the hypothesis table of a secret given as plain values."""
+    rank = 0
+    for v in game.model.secret:
+        value = coerce(v.domain, values[v.name])
+        rank = rank * domain_size(v.domain) + rank_of(v.domain, value)
+    table = game.hypotheses.ranks
+    pos = int(np.searchsorted(table, rank))
+    if pos >= len(table) or table[pos] != rank:
+        raise ObservationError("that secret violates the spec's constraints",
+                               hint="it is not one of the hypotheses")
+    if game.model.prior is not None and game.prior[pos] == 0:
+        raise ObservationError("that secret has prior probability 0")
+    return pos
+
+
+def outcome(game: Game, query: Query, args: dict[str, Any], secret: int,
+            rng: np.random.Generator) -> Event:
+    """The feedback (or a sampled answer) the secret gives to a query."""
+    action = game.model.action(query.action)
+    index = np.array([secret], dtype=np.int64)
+    if action.feedback is not None:
+        code = int(game.feedback_matrix(query.action, np.array([query.rank]), index)[0, 0])
+        return Event(query.action, args, feedback=game.coder(query.action).decode(code))
+    ranks, p = answer_matrix(game, query.action, args, index)
+    if not len(ranks):
+        raise SleuthError(f"the secret has no legal, valid answer to {query.action} {args}")
+    k = int(rng.choice(len(ranks), p=p[:, 0] / p[:, 0].sum()))
+    return Event(query.action, args, answer=answer_value(game, query.action, int(ranks[k])))
+
+
+def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
+                max_steps: int = 100) -> Transcript:
+    """The strategy's game against `secret`, step by step."""
+    rng = np.random.default_rng(seed)
+    belief = Belief.prior(game)
+    stop, stops = has_stop(game), Stopper(game)
+    limit = min(max_steps, game.model.max_queries or max_steps)
+    t = Transcript(game.hypotheses.value(secret), belief.size, belief.entropy_bits())
+    while len(t.steps) < limit:
+        if not stop and belief.determined(game.model.identify):
+            t.solved = True
+            break
+        query = strategy.choose(belief)
+        event = outcome(game, query, strategy.candidates.args(query), secret, rng)
+        after = apply_event(belief, event)
+        t.steps.append(Step(event, after.size, after.entropy_bits(), after.kl_bits(belief)))
+        belief = after
+        if stop and event.feedback is not None and stops(
+                query, game.coder(query.action).encode(event.feedback)):
+            t.solved = True
+            break
+    else:
+        t.solved = not stop and belief.determined(game.model.identify)
+    return t
+
+
+__all__ = ["Step", "Transcript", "hypothesis_index", "outcome", "parse_secret", "play_secret"]
