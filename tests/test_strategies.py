@@ -1,0 +1,232 @@
+"""Strategies and exact evaluation: published numbers, tie-break K, two independent paths.
+
+The evaluation recursion (one tree over feedback partitions) is checked
+against playing each secret separately; partition counts against the
+reference interpreter; scores against definitions written out here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver.belief import Belief
+from solver.cli import cli
+from solver.evaluate import evaluate_strategy
+from solver.observe import apply_event, make_event
+from solver.queries import Candidates, Query
+from solver.strategies import STRATEGIES, Entropy, Scored, make_strategy
+from solver.transcript import play_secret
+from tests.conftest import ROOT, game
+
+
+def evaluate_json(spec: str, *args: str) -> dict:
+    result = CliRunner().invoke(cli, ["evaluate", str(ROOT / "specs" / f"{spec}.yaml"), *args,
+                                      "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+# ----------------------------------------------------------------------------- published numbers
+
+def test_knuth_minimax():
+    data = evaluate_json("mastermind", "--strategy", "minimax")
+    assert data["total"] == 5801 and data["worst"] == 5 and data["secrets"] == 1296
+    assert data["first_query"] == {"query": "guess", "args": {"g": [1, 1, 2, 2]}}
+    assert data["average_fraction"] == "5801/1296"
+    assert sum(data["histogram"].values()) == 1296
+    assert sum(int(k) * v for k, v in data["histogram"].items()) == 5801
+    for key in ("spec", "strategy", "guesses", "secrets", "total", "average", "worst",
+                "histogram", "first_query", "seconds"):
+        assert key in data
+
+
+def test_minimax_consistent_worst_case_is_six():
+    data = evaluate_json("mastermind", "--strategy", "minimax", "--guesses", "consistent")
+    assert data["worst"] == 6
+
+
+def test_counterfeit_coin_three_weighings():
+    data = evaluate_json("counterfeit-coin", "--strategy", "entropy")
+    assert data["histogram"] == {"3": 24}
+
+
+@pytest.mark.parametrize("k", [3, 5, 7])
+def test_binary_search_emerges(k):
+    data = evaluate_json("higher-lower", "--strategy", "entropy", "--set", f"n={2**k - 1}")
+    assert data["worst"] <= k
+    # Halving: 2^(j-1) secrets found with the j-th guess.
+    assert data["histogram"] == {str(j): 2 ** (j - 1) for j in range(1, k + 1)}
+
+
+# ----------------------------------------------------------------------------- two paths
+
+SMALL = {"pegs": 3, "colours": 4}
+
+
+@pytest.mark.parametrize("name", ["entropy", "minimax", "expected-size", "most-parts",
+                                  "random", "random-consistent"])
+@pytest.mark.parametrize("guesses", ["any", "consistent"])
+def test_tree_equals_one_game_per_secret(name, guesses):
+    g = game("mastermind", **SMALL)
+    tree = evaluate_strategy(g, make_strategy(name, Candidates(g, guesses), seed=5), "mm")
+    if name.startswith("random"):
+        # A random strategy's tree depends on the order of its draws; check the counts.
+        assert tree.secrets == 64 and tree.worst >= 1
+        return
+    for h in range(g.hypotheses.size):
+        t = play_secret(g, make_strategy(name, Candidates(g, guesses)), h)
+        assert t.solved and len(t.steps) == tree.lengths[h], h
+
+
+def test_counterfeit_tree_equals_one_game_per_secret():
+    g = game("counterfeit-coin", coins=5)
+    tree = evaluate_strategy(g, make_strategy("minimax", Candidates(g)), "cc")
+    for h in range(g.hypotheses.size):
+        t = play_secret(g, make_strategy("minimax", Candidates(g)), h)
+        assert t.solved and len(t.steps) == tree.lengths[h]
+        assert t.steps[-1].remaining == 1 or g.hypotheses.size == 1
+
+
+def test_partitions_equal_reference_interpreter():
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    event = make_event(g, "guess", {"g": [1, 2, 3]}, {"black": 0, "white": 2})
+    belief = apply_event(Belief.prior(g), event)
+    block = c.blocks[0]
+    positions = np.arange(0, len(block.ranks), 7)
+    parts = c.parts(block, positions, belief)
+    for row, p in zip(parts, positions, strict=True):
+        args = g.space("guess").value(int(block.ranks[p]))
+        counted = Counter(tuple(g.reference_feedback("guess", args,
+                                                      g.hypotheses.value(int(h))).values())
+                          for h in belief.index)
+        assert sorted(row[row > 0].tolist()) == sorted(counted.values())
+
+
+def test_scores_follow_their_definitions():
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    belief = Belief.prior(g)
+    block = c.blocks[0]
+    positions = np.arange(len(block.ranks))
+    parts = c.parts(block, positions, belief)
+    n = belief.size
+    for name, expected in [
+        ("minimax", lambda r: max(r)),
+        ("expected-size", lambda r: sum(x * x for x in r)),
+        ("most-parts", lambda r: -sum(1 for x in r if x)),
+        ("entropy", lambda r: -(math.log2(n) - sum(x * math.log2(x) for x in r if x) / n)),
+    ]:
+        s = make_strategy(name, c).score_block(block, positions, belief)
+        want = [expected(row) for row in parts.tolist()]
+        assert np.allclose(s.scores, want, rtol=0, atol=1e-12), name
+
+
+# ----------------------------------------------------------------------------- ties
+
+def test_tie_break_k_prefers_possible_secret_then_canonical_order():
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    # One hypothesis left: every query scores the same; K picks the secret itself.
+    for secret in (0, 17, 63):
+        belief = Belief(g, np.array([secret]))
+        for name in ("entropy", "minimax", "expected-size", "most-parts"):
+            q = make_strategy(name, c).choose(belief)
+            assert q == Query("guess", int(g.hypotheses.ranks[secret]))
+    # Counterfeit coin: no query can be a secret; the first in canonical order wins.
+    cc = game("counterfeit-coin")
+    q = make_strategy("minimax", Candidates(cc)).choose(Belief.prior(cc))
+    assert Candidates(cc).args(q) == {"left": frozenset({1, 2, 3, 4}),
+                                      "right": frozenset({5, 6, 7, 8})}
+
+
+def test_entropy_near_ties_are_settled_exactly():
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    block = c.blocks[0]
+    # Σ c log c of 3+3+2 and 4+2+2 differ, but pretend the floats tied.
+    parts = np.array([[4, 2, 2], [3, 3, 2], [2, 2, 4]])
+    scored = Scored(block, np.array([0, 1, 2]), np.zeros(3), parts)
+    kept = Entropy(c).refine([(scored, np.array([0, 1, 2]))])
+    assert kept[0][1].tolist() == [1]  # 3^3 3^3 2^2 = 2916 < 4^4 2^2 2^2 = 4096
+    # 4,1,1,1,1 and 2,2,2,2 have exactly the same entropy (4^4 = 2^2^4): both kept.
+    parts = np.array([[4, 1, 1, 1, 1], [2, 2, 2, 2, 0]])
+    scored = Scored(block, np.array([0, 1]), np.zeros(2), parts)
+    assert Entropy(c).refine([(scored, np.array([0, 1]))])[0][1].tolist() == [0, 1]
+
+
+def test_first_choices_of_the_classic_strategies():
+    g = game("mastermind")
+    c = Candidates(g)
+    firsts = {name: c.args(make_strategy(name, c).choose(Belief.prior(g)))["g"]
+              for name in ("entropy", "minimax", "expected-size", "most-parts")}
+    assert firsts == {"entropy": (1, 2, 3, 4), "minimax": (1, 1, 2, 2),
+                      "expected-size": (1, 1, 2, 3), "most-parts": (1, 1, 2, 3)}
+
+
+# ----------------------------------------------------------------------------- the others
+
+def test_ises_sampled_with_everything_sampled_is_exhaustive_entropy():
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    exhaustive = evaluate_strategy(g, make_strategy("entropy", c), "mm")
+    sampled = evaluate_strategy(g, make_strategy("ises-sampled", c, states=10**6, budget=60.0),
+                                "mm")
+    assert sampled.lengths == exhaustive.lengths
+
+
+def test_ises_sampled_respects_a_tiny_budget():
+    g = game("mastermind")
+    c = Candidates(g)
+    s = make_strategy("ises-sampled", c, seed=1, states=50, budget=1e-6)
+    q = s.choose(Belief.prior(g))
+    assert 1 <= s.last_scored < c.size and q.action == "guess"
+
+
+def test_random_strategies_are_seeded():
+    g = game("mastermind", **SMALL)
+    b = apply_event(Belief.prior(g), make_event(g, "guess", {"g": [1, 1, 2]},
+                                                {"black": 0, "white": 0}))
+    for name in ("random", "random-consistent"):
+        one = [make_strategy(name, Candidates(g), seed=3).choose(b) for _ in range(2)]
+        assert one[0] == one[1]
+    c = Candidates(g)
+    picks = {make_strategy("random-consistent", c, seed=s).choose(b) for s in range(20)}
+    hyp_ranks = set(g.hypotheses.ranks[b.index].tolist())
+    assert all(q.rank in hyp_ranks for q in picks) and len(picks) > 1
+
+
+def test_consistent_guesses_need_a_query_that_can_be_a_secret():
+    result = CliRunner().invoke(cli, ["evaluate", str(ROOT / "specs" / "counterfeit-coin.yaml"),
+                                      "--guesses", "consistent"])
+    assert result.exit_code != 0 and "can be a secret" in str(result.exception)
+
+
+def test_response_queries_are_scored_by_mutual_information():
+    g = game("inkognito")
+    c = Candidates(g)
+    q = make_strategy("entropy", c).choose(Belief.prior(g))
+    # Ambassador questions reveal more (one of 3 equally likely answers per hypothesis,
+    # log2 of the answer spread) than player questions (15 answers, mostly overlapping).
+    from solver.likelihood import answer_matrix
+    from solver.strategies import mutual_information
+
+    gains = {}
+    for action in ("player_question", "ambassador_question"):
+        for topic in ("identity", "build"):
+            _, p = answer_matrix(g, action, {"topic": topic}, np.arange(9))
+            gains[(action, topic)] = mutual_information(p, np.full(9, 1 / 9))
+    best = max(gains.values())
+    assert gains[(q.action, c.args(q)["topic"])] == pytest.approx(best)
+    assert q == Query("ambassador_question", 0)  # identity first: K's canonical order
+
+
+def test_every_strategy_is_registered():
+    assert set(STRATEGIES) == {"entropy", "ises-sampled", "minimax", "expected-size",
+                               "most-parts", "random", "random-consistent"}
