@@ -230,3 +230,41 @@ def test_response_queries_are_scored_by_mutual_information():
 def test_every_strategy_is_registered():
     assert set(STRATEGIES) == {"entropy", "ises-sampled", "minimax", "expected-size",
                                "most-parts", "random", "random-consistent"}
+
+
+# ----------------------------------------------------------------------------- sleuth solve
+
+def solve_json(spec: str, *args: str) -> dict:
+    result = CliRunner().invoke(cli, ["solve", str(ROOT / "specs" / f"{spec}.yaml"), *args,
+                                      "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_solve_transcript():
+    data = solve_json("counterfeit-coin", "--secret", "fake=7", "--secret", "kind=light")
+    assert data["solved"] and data["queries"] == 3 == len(data["steps"])
+    remaining = [s["remaining"] for s in data["steps"]]
+    assert remaining == sorted(remaining, reverse=True) and remaining[-1] == 1
+    assert data["secret"] == {"fake": 7, "kind": "light"}
+    for s in data["steps"]:
+        assert s["information_bits"] == pytest.approx(math.log2(24) - s["entropy_bits"]
+                                                      - sum(x["information_bits"] for x in
+                                                            data["steps"][:data["steps"]
+                                                                          .index(s)]))
+
+
+def test_solve_random_answers_are_seeded():
+    one = solve_json("inkognito", "--secret", "id=Bubble", "--secret", "bd=thin", "--seed", "4")
+    two = solve_json("inkognito", "--secret", "id=Bubble", "--secret", "bd=thin", "--seed", "4")
+    assert one == two and one["solved"]
+
+
+def test_solve_rejects_a_bad_secret(capsys):
+    from solver.cli import main
+
+    for secret, message in (("1237", "7 is outside 1..6"), ("code=[1,2]", "expected 4 values")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["solve", str(ROOT / "specs" / "mastermind.yaml"), "--secret", secret])
+        err = capsys.readouterr().err
+        assert exit_info.value.code == 1 and message in err and "Traceback" not in err
