@@ -171,10 +171,10 @@ class Candidates:
         for lo in range(0, len(positions), step):
             codes = self.codes(block, positions[lo:lo + step], index)
             out.append(_count_parts(codes, radix, weights))
-        if len(out) == 1:
-            return out[0]
         width = max(o.shape[1] for o in out)
-        return np.concatenate([np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
+        parts = out[0] if len(out) == 1 else np.concatenate(
+            [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
+        return parts[:, parts.any(axis=0)]  # feedbacks no query produces: dropped
 
     def answer_table(self, block: Block, position: int, belief: Belief) -> np.ndarray:
         """P(answer | h) for a response query: (answers, hypotheses in belief.index)."""

@@ -35,6 +35,8 @@ from solver.belief import Belief
 from solver.queries import Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
+SCORING_SHARE = 0.85  # of an ises-sampled budget spent scoring; the rest picks and returns
+FIRST_BATCH = 16
 ENTROPY_TIE = 1e-9  # near-ties of Σ n log n, then settled exactly
 
 
@@ -272,6 +274,9 @@ class ISESSampled(Entropy):
 
     def choose(self, belief: Belief) -> Query:
         start = time.perf_counter()
+        if belief.size == 1:
+            self.last_scored = 0
+            return super().choose(belief)  # every query ties: K decides, no scoring needed
         index, weights = self.sample_states(belief)
         order = [(b, self.rng.permutation(self.candidates.allowed(b, belief)))
                  for b in self.candidates.blocks]
@@ -279,21 +284,24 @@ class ISESSampled(Entropy):
         if self.queries is not None:
             pool = self._limit(pool, self.queries)
         scored: list[Scored] = []
-        batch, done = 16, 0
+        deadline = start + SCORING_SHARE * self.budget
+        per_query, done = 0.0, 0
         for block, positions in pool:
             lo = 0
             while lo < len(positions):
+                if done:  # size the batch to end before the deadline
+                    batch = int(0.8 * (deadline - time.perf_counter()) / max(per_query, 1e-9))
+                    if batch < 1:
+                        break
+                else:
+                    batch = FIRST_BATCH
                 chunk = np.sort(positions[lo:lo + batch])
                 t0 = time.perf_counter()
                 scored.append(self.score_block(block, chunk, belief, index, weights))
+                per_query = max(per_query, (time.perf_counter() - t0) / len(chunk))
                 lo += len(chunk)
                 done += len(chunk)
-                spent = time.perf_counter() - start
-                if spent >= self.budget:
-                    break
-                per_query = (time.perf_counter() - t0) / len(chunk)
-                batch = max(1, int(0.5 * (self.budget - spent) / max(per_query, 1e-9)))
-            if time.perf_counter() - start >= self.budget:
+            if done and time.perf_counter() >= deadline:
                 break
         self.last_scored = done
         return self.pick(scored, belief)
