@@ -15,6 +15,7 @@ The pipeline, one module per stage:
     vectorise.py   numpy kernels compiled from the typed IR
     enumerate.py   hypothesis table, query space, feedback codes, partitions
     game.py        load(path) -> Game: everything above, ready for a solver
+    values.py      values a person types, checked against domains and types
 """
 
 from compiler.errors import BudgetError, EvaluationError, Loc, SleuthError, SpecError

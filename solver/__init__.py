@@ -1,5 +1,14 @@
-"""Sleuth's solver: generic over any compiled game (information sets, strategies, CLI).
+"""Sleuth's solver: generic over any compiled game.
 
-    summary.py   what `sleuth check` / `sleuth info` report about a game
-    cli.py       the `sleuth` command line
+    belief.py       the information set: hypotheses left, log weights, marginals, entropy
+    likelihood.py   P(answer | hypothesis) for `response` queries
+    observe.py      observation events: checked against the spec, applied to beliefs
+    queries.py      candidate queries in canonical order and their outcome partitions
+    strategies.py   entropy (ISES), ises-sampled, minimax, expected-size, most-parts, random
+    evaluate.py     exact evaluation of a strategy by recursion over partitions
+    transcript.py   one game against a known secret
+    session.py      play sessions on disk, saved atomically
+    play.py         interactive decision support
+    summary.py      what `sleuth check` / `sleuth info` report about a game
+    cli.py          the `sleuth` command line
 """

@@ -132,8 +132,8 @@ class Play:
         self._apply(event)  # raises, leaving everything as it was, if impossible
         self.session.append(event)
         gain = self.belief.kl_bits(before)
-        self.say(f"{event.describe()}: {self.belief.size:,} remain "
-                 f"({gain:.3f} bits gained)")
+        self.say(f"recorded {event.describe()}: {self.belief.size:,} remain, "
+                 f"{gain:.3f} bits gained")
 
     def undo(self) -> None:
         if not self.events:
@@ -180,8 +180,9 @@ class Play:
                        "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()},
                                 "p": p} for h, p in b.top(5)]})
             return
-        self.console.print(Text.assemble((f"{b.size:,}", "bold"), " hypotheses remain, entropy "
-                           f"{b.entropy_bits():.3f} bits"))
+        noun = "hypothesis remains" if b.size == 1 else "hypotheses remain"
+        self.console.print(Text.assemble((f"{b.size:,}", "bold"), f" {noun}, entropy "
+                                         f"{b.entropy_bits():.3f} bits"))
         if b.size <= 5 or not b.uniform:
             for h, p in b.top(5):
                 text = ", ".join(f"{k} = {format_value(v)}" for k, v in h.items())

@@ -153,3 +153,16 @@ def test_responses_are_typed_as_answers():
     status, out = run_script(script, spec=spec, strategy="entropy")
     assert status == 0
     assert "solved in 4 queries: id = Bubble, bd = thin" in out
+
+
+def test_json_lines_for_programs():
+    game = load_game(SPEC)
+    console = Console(record=True, width=10_000, markup=False, highlight=False)
+    play = Play(game, make_strategy("minimax", Candidates(game)),
+                Session.open(None, game, str(SPEC)), console, as_json=True)
+    feed = iter(["1 1", "quit"])
+    assert play.run(lambda prompt: next(feed, None)) == 0
+    records = [json.loads(line) for line in console.export_text().splitlines() if line]
+    assert records[0]["remaining"] == 1296
+    assert records[1]["suggestion"] == {"query": "guess", "args": {"g": [1, 1, 2, 2]}}
+    assert any(r.get("remaining") == 208 for r in records)

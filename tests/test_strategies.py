@@ -268,3 +268,14 @@ def test_solve_rejects_a_bad_secret(capsys):
             main(["solve", str(ROOT / "specs" / "mastermind.yaml"), "--secret", secret])
         err = capsys.readouterr().err
         assert exit_info.value.code == 1 and message in err and "Traceback" not in err
+
+
+def test_sampled_secrets_follow_the_same_tree():
+    g = game("mastermind", **SMALL)
+    full = evaluate_strategy(g, make_strategy("minimax", Candidates(g)), "mm")
+    sample = evaluate_strategy(g, make_strategy("minimax", Candidates(g)), "mm", secrets=10,
+                               seed=7)
+    again = evaluate_strategy(g, make_strategy("minimax", Candidates(g)), "mm", secrets=10,
+                              seed=7)
+    assert sample.secrets == 10 and sample.lengths == again.lengths
+    assert all(full.lengths[h] == n for h, n in sample.lengths.items())
