@@ -39,14 +39,14 @@ class Document:
             self._check_tree(self.root)
 
     @classmethod
-    def from_path(cls, path: str | Path) -> Document:
+    def from_path(cls, path: str | Path, what: str = "spec file") -> Document:
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise SpecError(f"no such spec file: {path}") from None
+            raise SpecError(f"no such {what}: {path}") from None
         except (OSError, UnicodeDecodeError) as err:
-            raise SpecError(f"cannot read spec file {path}: {err}") from None
+            raise SpecError(f"cannot read {what} {path}: {err}") from None
         return cls(text, str(path))
 
     def loc(self, node: Node) -> Loc:

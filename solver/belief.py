@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from compiler.domains import set_elements
-from compiler.errors import ObservationError
+from compiler.errors import Loc, ObservationError
 from compiler.game import Game
 from compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT
 
@@ -76,25 +76,25 @@ class Belief:
 
     # -- updates
 
-    def restrict(self, keep: np.ndarray, what: str) -> Belief:
+    def restrict(self, keep: np.ndarray, what: str, loc: Loc | None = None) -> Belief:
         """Condition on an event that keeps the hypotheses where `keep` is true."""
         if not keep.any():
             raise InconsistentObservations(
-                f"inconsistent observations: no remaining hypothesis gives {what}",
+                f"inconsistent observations: no remaining hypothesis gives {what}", loc,
                 hint="check the values typed; the belief is unchanged")
         logw = None if self.logw is None else self.logw[keep]
         return Belief(self.game, self.index[keep], logw)._simplified()
 
-    def update(self, likelihood: np.ndarray, what: str) -> Belief:
+    def update(self, likelihood: np.ndarray, what: str, loc: Loc | None = None) -> Belief:
         """Bayes' rule with P(observation | hypothesis) for each hypothesis in `index`."""
         likelihood = np.asarray(likelihood, dtype=np.float64)
         if np.any(likelihood < 0) or not np.all(np.isfinite(likelihood)):
-            raise ObservationError(f"the likelihood of {what} is negative or not finite")
+            raise ObservationError(f"the likelihood of {what} is negative or not finite", loc)
         keep = likelihood > 0
         if not keep.any():
             raise InconsistentObservations(
                 f"inconsistent observations: {what} has likelihood 0 under every remaining "
-                "hypothesis", hint="check the values typed; the belief is unchanged")
+                "hypothesis", loc, hint="check the values typed; the belief is unchanged")
         lik = likelihood[keep]
         if self.logw is None and np.all(lik == lik[0]):
             return Belief(self.game, self.index[keep])

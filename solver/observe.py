@@ -155,17 +155,20 @@ def checked_answer(game: Game, action: CheckedAction, args: dict[str, Any], raw:
 
 
 def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
-               loc: Loc | None = None, text: bool = False) -> Event:
-    """A checked event; `outcome` is the feedback or the answer, whichever the action has."""
+               loc: Loc | None = None, text: bool = False,
+               outcome_loc: Loc | None = None) -> Event:
+    """A checked event; `outcome` is the feedback or the answer, whichever the action has.
+    Errors in the arguments are reported at `loc`, in the outcome at `outcome_loc`."""
     try:
         a = game.model.action(action)
     except SleuthError as err:
         raise ObservationError(err.message, loc, hint=err.hint) from None
     args = checked_args(game, a, args, loc, text)
+    at = outcome_loc or loc
     if a.feedback is not None:
-        return Event(a.name, args, feedback=checked_feedback(game, a, outcome, loc, text),
+        return Event(a.name, args, feedback=checked_feedback(game, a, outcome, at, text),
                      loc=loc)
-    return Event(a.name, args, answer=checked_answer(game, a, args, outcome, loc, text), loc=loc)
+    return Event(a.name, args, answer=checked_answer(game, a, args, outcome, at, text), loc=loc)
 
 
 # ----------------------------------------------------------------------------- applying
@@ -173,22 +176,21 @@ def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
 def apply_event(belief: Belief, event: Event) -> Belief:
     """The belief after `event` (InconsistentObservations if nothing explains it)."""
     game = belief.game
-    where = f" ({event.loc})" if event.loc else ""
-    what = f"'{event.describe()}'{where}"
+    what = f"'{event.describe()}'"
     if event.feedback is not None:
         rank = game.space(event.action).rank(event.args)
         code = game.coder(event.action).encode(event.feedback)
         codes = game.feedback_matrix(event.action, np.array([rank]), belief.index)[0]
-        return belief.restrict(codes == code, what)
+        return belief.restrict(codes == code, what, event.loc)
     lik = answer_likelihood(game, event.action, event.args, event.answer, belief.index)
-    return belief.update(lik, what)
+    return belief.update(lik, what, event.loc)
 
 
 # ----------------------------------------------------------------------------- files
 
 def read_observations(game: Game, path: str | Path) -> list[Event]:
     """An observations file: a YAML list of {query, args, feedback | answer}."""
-    doc = Document.from_path(path)
+    doc = Document.from_path(path, "observations file")
     root = doc.root
     if root is None:
         return []
@@ -236,7 +238,8 @@ def _event_from_node(game: Game, doc: Document, node: Node) -> Event:
     if not isinstance(args, dict):
         raise ObservationError("args is a mapping {argument: value}", doc.loc(args_node))
     event = make_event(game, a.name, args, _data(value),
-                       doc.loc(args_node) if args_node is not None else loc)
+                       doc.loc(args_node) if args_node is not None else loc,
+                       outcome_loc=doc.loc(value))
     return Event(event.action, event.args, event.feedback, event.answer, loc)
 
 

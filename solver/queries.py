@@ -176,10 +176,10 @@ class Candidates:
             [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
         return parts[:, parts.any(axis=0)]  # feedbacks no query produces: dropped
 
-    def answer_table(self, block: Block, position: int, belief: Belief) -> np.ndarray:
-        """P(answer | h) for a response query: (answers, hypotheses in belief.index)."""
+    def answer_table(self, block: Block, position: int, index: np.ndarray) -> np.ndarray:
+        """P(answer | h) for a response query: (possible answers, hypotheses at index)."""
         args = self.game.space(block.action.name).value(int(block.ranks[position]))
-        return answer_matrix(self.game, block.action.name, args, belief.index)[1]
+        return answer_matrix(self.game, block.action.name, args, index)[1]
 
 
 def _count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:

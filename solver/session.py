@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.errors import Loc, ObservationError, SleuthError
+from compiler.errors import ObservationError, SleuthError
 from compiler.game import Game
 from solver.observe import Event, make_event
 
@@ -60,13 +60,15 @@ class Session:
         """The saved steps, checked again against the spec."""
         out = []
         for k, step in enumerate(self.steps, 1):
-            loc = Loc(str(self.path), k, 1) if self.path else None
             try:
                 out.append(make_event(game, step["query"], step.get("args", {}),
                                       step["feedback"] if "feedback" in step
-                                      else step.get("answer"), loc))
-            except (KeyError, TypeError):
-                raise ObservationError(f"step {k} of the session is malformed", loc) from None
+                                      else step.get("answer")))
+            except (KeyError, TypeError, AttributeError):
+                raise ObservationError(f"{self.path}, step {k}: malformed step") from None
+            except ObservationError as err:
+                raise ObservationError(f"{self.path}, step {k}: {err.message}",
+                                       hint=err.hint) from None
         return out
 
     def append(self, event: Event) -> None:

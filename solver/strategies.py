@@ -95,8 +95,7 @@ class ScoringStrategy(Strategy):
             return Scored(block, positions, self.score_parts(parts, uniform, len(index)),
                           parts if uniform else None)
         w = np.full(len(index), 1.0 / len(index)) if weights is None else weights
-        sub = Belief(belief.game, index)
-        scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), sub),
+        scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), index),
                                               w, len(index)) for p in positions])
         return Scored(block, positions, scores, None)
 
