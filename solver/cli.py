@@ -19,7 +19,7 @@ from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
 from solver.belief import Belief
 from solver.evaluate import evaluate_strategy
-from solver.observe import apply_event, format_value, query_text, read_observations
+from solver.observe import apply_event, count_text, format_value, query_text, read_observations
 from solver.play import Play, marginal_table
 from solver.queries import Candidates
 from solver.session import Session
@@ -154,7 +154,9 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
     game, opts = _split({"spec_path": spec, **kwargs})
     strategy = _strategy(game, opts)
     index = parse_secret(game, secret)
-    t = play_secret(game, strategy, index, opts["seed"], max_steps)
+    with status_line() as update:
+        t = play_secret(game, strategy, index, opts["seed"], max_steps,
+                        progress=lambda k: update(f"{strategy.name}: choosing query {k}"))
     if as_json:
         click.echo(json.dumps({"spec": spec, "strategy": strategy.name,
                                "guesses": opts["guesses"], **t.to_json()}, indent=2))
@@ -172,8 +174,8 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
                       f"{step.remaining:,}", f"{step.entropy_bits:.3f}",
                       f"{step.information_bits:.3f}")
     console.print(table)
-    console.print(f"solved in {len(t.steps)} queries" if t.solved
-                  else f"not solved after {len(t.steps)} queries")
+    console.print(f"solved in {count_text(len(t.steps))}" if t.solved
+                  else f"not solved after {count_text(len(t.steps))}")
 
 
 @cli.command()
@@ -292,6 +294,17 @@ def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> N
         click.echo(f"interrupted{where}", err=True)
         sys.exit(130)
     sys.exit(status)
+
+
+@contextmanager
+def status_line():
+    """A spinner with a message on stderr (only on a terminal); yields `update(text)`."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda text: None
+        return
+    with console.status("working") as status:
+        yield lambda text: status.update(text)
 
 
 @contextmanager

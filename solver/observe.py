@@ -71,6 +71,11 @@ def format_value(value: Any) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
+def count_text(n: int, noun: str = "query", plural: str = "queries") -> str:
+    """'1 query', '5 queries'."""
+    return f"{n:,} {noun if n == 1 else plural}"
+
+
 def query_text(action: str, args: dict[str, Any]) -> str:
     parts = [f"{k}={format_value(v)}" for k, v in args.items()]
     return " ".join([action, *parts])
@@ -316,5 +321,5 @@ def parse_outcome_text(game: Game, action: str, args: dict[str, Any], text: str)
     return Event(a.name, args, feedback=checked_feedback(game, a, raw, text=True))
 
 
-__all__ = ["Event", "apply_event", "format_value", "make_event", "parse_outcome_text",
+__all__ = ["Event", "apply_event", "count_text", "format_value", "make_event", "parse_outcome_text",
            "parse_query_text", "query_text", "read_observations", "split_words"]

@@ -32,6 +32,7 @@ from solver.evaluate import Stopper, has_stop
 from solver.observe import (
     Event,
     apply_event,
+    count_text,
     format_value,
     parse_outcome_text,
     parse_query_text,
@@ -93,7 +94,7 @@ class Play:
         while not self.solved:
             if pending is None:
                 self.show_state()
-                pending = self.strategy.choose(self.belief)
+                pending = self.choose()
                 self.suggest(pending)
             args = self.strategy.candidates.args(pending)
             line = read(f"{query_text(pending.action, args)} -> ")
@@ -127,6 +128,12 @@ class Play:
         self.finish()
         return 0
 
+    def choose(self) -> Query:
+        if self.console.is_terminal and not self.as_json:
+            with self.console.status(f"{self.strategy.name}: choosing a query"):
+                return self.strategy.choose(self.belief)
+        return self.strategy.choose(self.belief)
+
     def record(self, event: Event) -> None:
         before = self.belief
         self._apply(event)  # raises, leaving everything as it was, if impossible
@@ -151,7 +158,7 @@ class Play:
             self.emit({"solved": True, "queries": n, "secret": self._known()})
             return
         known = ", ".join(f"{k} = {format_value(v)}" for k, v in self._known().items())
-        self.console.print(Text.assemble(("solved", "bold green"), f" in {n} queries: {known}"))
+        self.console.print(Text.assemble(("solved", "bold green"), f" in {count_text(n)}: {known}"))
 
     def _known(self) -> dict[str, Any]:
         value = self.belief.top(1)[0][0]

@@ -9,6 +9,7 @@ would answer. The game ends by the counting convention of DESIGN §3
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,8 +107,9 @@ def outcome(game: Game, query: Query, args: dict[str, Any], secret: int,
 
 
 def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
-                max_steps: int = 100) -> Transcript:
-    """The strategy's game against `secret`, step by step."""
+                max_steps: int = 100,
+                progress: Callable[[int], None] | None = None) -> Transcript:
+    """The strategy's game against `secret`, step by step (`progress(k)` before query k)."""
     rng = np.random.default_rng(seed)
     belief = Belief.prior(game)
     stop, stops = has_stop(game), Stopper(game)
@@ -117,6 +119,8 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
         if not stop and belief.determined(game.model.identify):
             t.solved = True
             break
+        if progress:
+            progress(len(t.steps) + 1)
         query = strategy.choose(belief)
         event = outcome(game, query, strategy.candidates.args(query), secret, rng)
         after = apply_event(belief, event)
