@@ -95,8 +95,9 @@ class Candidates:
         space = self.game.space(action.name)
         if space.size > ENUMERATE_QUERIES:
             raise BudgetError(
-                f"'{action.name}' has {space.size:,} argument tuples, too many to list",
-                hint="the ises-sampled strategy samples queries instead of listing them")
+                f"'{action.name}' has {space.size:,} argument tuples, too many to list "
+                "to find the legal queries", action.loc,
+                hint="narrow the argument domains (set sizes, ranges) or the params (--set)")
         ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
         return Block(action, ranks, self._as_hypotheses(action, ranks))
 

@@ -126,12 +126,15 @@ class ScoringStrategy(Strategy):
         return tied
 
 
+# Partition scores are on the scale of hypothesis counts: weighted parts (probability
+# masses) and answer tables are scaled by n, so queries of both kinds compare.
+
 class Minimax(ScoringStrategy):
     name = "minimax"
     exact = True
 
     def score_parts(self, parts, uniform, n):
-        return parts.max(axis=1)
+        return parts.max(axis=1) if uniform else parts.max(axis=1) * n
 
     def score_answers(self, p, w, n):
         return float(max(((p > 0) @ w) * n))
