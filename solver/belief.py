@@ -67,10 +67,10 @@ class Belief:
         return float(-(p * np.log2(p)).sum())
 
     def kl_bits(self, before: Belief) -> float:
-        """KL(self || before) in bits: the information gained since `before`."""
+        """KL(self || before) in bits: the information gained since `before` (an earlier
+        belief this one was updated from)."""
         p = self.probabilities()
-        q = dict(zip(before.index.tolist(), before.probabilities().tolist(), strict=True))
-        qs = np.array([q[i] for i in self.index.tolist()])
+        qs = before.probabilities()[np.searchsorted(before.index, self.index)]
         keep = p > 0
         return float((p[keep] * np.log2(p[keep] / qs[keep])).sum())
 

@@ -279,3 +279,38 @@ def test_sampled_secrets_follow_the_same_tree():
                               seed=7)
     assert sample.secrets == 10 and sample.lengths == again.lengths
     assert all(full.lengths[h] == n for h, n in sample.lengths.items())
+
+
+WEIGHTED = """\
+game: Weighted guess
+params: {n: 12}
+domains:
+  Number: {range: "1..n"}
+secret: {number: Number}
+prior: {weight: "number * number"}
+queries:
+  guess:
+    args: {x: Number}
+    feedback: 'if number < x then "lower" else if number > x then "higher" else "correct"'
+goal: {identify: [number], stop_when: 'feedback == "correct"'}
+"""
+
+
+def test_weighted_prior_uses_probability_masses():
+    from compiler.game import load_game_text
+
+    g = load_game_text(WEIGHTED, "weighted.yaml")
+    prior = g.prior
+    c = Candidates(g)
+    q = make_strategy("entropy", c).choose(Belief.prior(g))
+
+    def gain(x: int) -> float:
+        masses = [prior[: x - 1].sum(), prior[x - 1], prior[x:].sum()]
+        return -sum(m * math.log2(m) for m in masses if m > 0)
+
+    best = max(range(1, 13), key=gain)
+    assert c.args(q) == {"x": best}
+    result = evaluate_strategy(g, make_strategy("entropy", c), "weighted.yaml")
+    expected = sum(prior[h] * n for h, n in result.lengths.items())
+    assert result.to_json()["expected"] == pytest.approx(expected)
+    assert result.to_json()["expected"] < float(result.average)  # likely numbers come sooner
