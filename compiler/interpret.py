@@ -58,7 +58,7 @@ def _binary(node: ir.Binary, env):
     a = evaluate(node.left, env)
     b = evaluate(node.right, env)
     if op in ("in", "not in"):
-        inside = _contains(b, a)
+        inside = contains(b, a)
         return inside if op == "in" else not inside
     if op in ("<", "<=", ">", ">=") and isinstance(node.left.type, EnumT):
         labels = node.left.type.values
@@ -104,7 +104,8 @@ def arithmetic(op: str, a: Any, b: Any, node: ir.Node) -> Any:
     raise AssertionError(op)
 
 
-def _contains(container: Any, x: Any) -> bool:
+def contains(container: Any, x: Any) -> bool:
+    """Whether x is in a range, set, sequence or domain."""
     if isinstance(container, range | frozenset | tuple):
         return x in container
     t = container.type  # a Domain
