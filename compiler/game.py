@@ -25,6 +25,7 @@ from compiler.enumerate import (
     QuerySpace,
     build_hypotheses,
     prior_weights,
+    product_size,
     rows_per_chunk,
     shaped,
 )
@@ -32,6 +33,7 @@ from compiler.errors import BudgetError, SpecError
 from compiler.interpret import evaluate
 from compiler.source import Document
 from compiler.spec import read_spec
+from compiler.symbolic import SymbolicSpace
 from compiler.vectorise import Compiler, Ctx
 
 
@@ -94,6 +96,15 @@ class Game:
         p = self.prior[self.prior > 0]
         return float(-(p * np.log2(p)).sum()) if self.model.prior is not None \
             else math.log2(self.hypotheses.size)
+
+    @cached_property
+    def symbolic(self) -> SymbolicSpace:
+        """The same hypothesis space as a decision diagram (compiler/symbolic.py)."""
+        return SymbolicSpace(self.model)
+
+    def candidate_count(self) -> int:
+        """Assignments of the secret before constraints (what enumeration would visit)."""
+        return product_size([v.domain for v in self.model.secret])
 
     # -- queries
 

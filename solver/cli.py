@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,9 +23,9 @@ from solver.evaluate import evaluate_strategy
 from solver.observe import apply_event, count_text, format_value, query_text, read_observations
 from solver.play import Play, marginal_table
 from solver.queries import Candidates
-from solver.session import Session
+from solver.session import Session, write_atomically
 from solver.strategies import STRATEGIES, Strategy, make_strategy
-from solver.summary import summarise
+from solver.summary import BACKENDS, choose_backend, summarise
 from solver.transcript import parse_secret, play_secret
 
 OVERRIDE_HELP = "Override a spec param, e.g. --set pegs=5 (repeatable)."
@@ -53,21 +54,32 @@ def cli() -> None:
     """Sleuth: deduction games as specs, compiled and solved."""
 
 
+def backend_option(fn):
+    return click.option("--backend", type=click.Choice(BACKENDS), default=None,
+                        help="enum (list the hypotheses), sdd (decision diagram) or cnf "
+                             "(clauses counted by Ganak); default: enum when the secret's "
+                             "assignments fit --max-hypotheses, else sdd.")(fn)
+
+
 @cli.command()
 @game_options
-def check(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int) -> None:
+@backend_option
+def check(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
+          backend: str | None) -> None:
     """Validate SPEC and print a summary."""
-    summary = summarise(_load(spec, overrides, max_hypotheses, memory_mb), spec)
-    print_summary(summary)
+    game = _load(spec, overrides, max_hypotheses, memory_mb)
+    print_summary(summarise(game, spec, choose_backend(game, backend)))
 
 
 @cli.command()
 @game_options
+@backend_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
-         as_json: bool) -> None:
+         backend: str | None, as_json: bool) -> None:
     """Hypotheses, entropy, queries and backend of SPEC."""
-    summary = summarise(_load(spec, overrides, max_hypotheses, memory_mb), spec)
+    game = _load(spec, overrides, max_hypotheses, memory_mb)
+    summary = summarise(game, spec, choose_backend(game, backend))
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -88,6 +100,9 @@ def print_summary(s: dict[str, Any]) -> None:
     console.print(f"secret       {secret}")
     console.print(f"hypotheses   {s['hypotheses']:,}   entropy {s['entropy_bits']:.4f} bits"
                   f"   prior {s['prior']}   backend {s['backend']}")
+    size = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else f"{k} {v}"
+                     for k, v in s["backend_size"].items())
+    console.print(f"backend size {size}")
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
     for col in ("action", "arguments", "legal", "feedback"):
         table.add_column(col)
@@ -106,6 +121,49 @@ def print_summary(s: dict[str, Any]) -> None:
             name = a["name"] if kind == "queries" else f"{a['name']} (observation)"
             table.add_row(name, args, legal, fb)
     console.print(table)
+
+
+@cli.command(name="compile")
+@game_options
+@click.option("--to", "target", type=click.Choice(["dimacs", "json"]), required=True,
+              help="dimacs: the CNF with a 'c p show' projection line; json: the one-hot "
+                   "variables and the sizes of both targets.")
+@click.option("--observations", type=click.Path(dir_okay=False), default=None,
+              help="Condition on these observations (deterministic feedback only).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write here instead of stdout (atomically).")
+def compile_spec(spec: str, target: str, observations: str | None, output: str | None,
+                 **kwargs: Any) -> None:
+    """Compile SPEC (and observations) to boolean form for external tools."""
+    game, _ = _split({"spec_path": spec, **kwargs})
+    space = game.symbolic
+    facts = [space.fact(e.action, e.args, e.feedback) for e in
+             (read_observations(game, observations) if observations else [])
+             if _deterministic(e)]
+    cnf = space.clauses(*facts)
+    if target == "dimacs":
+        text = cnf.dimacs([f"{game.name} ({spec}), params {json.dumps(game.model.params)}",
+                           f"models projected onto variables 1..{cnf.secret_vars} "
+                           "(the secret's one-hot groups) are its hypotheses"])
+    else:
+        diagram = space.condition(space.base, *facts)
+        text = json.dumps({"game": game.name, "spec": spec, "hypotheses": space.count(diagram),
+                           "secret_variables": cnf.secret_vars, "variables": cnf.top,
+                           "clauses": len(cnf.clauses), "diagram_nodes": diagram.size(),
+                           "groups": [{**g, "values": [show_value(v) for v in g["values"]]}
+                                      for g in space.describe()]}, indent=2) + "\n"
+    if output:
+        write_atomically(Path(output), text)
+    else:
+        click.echo(text, nl=False)
+
+
+def _deterministic(event) -> bool:
+    if event.feedback is None:
+        raise SleuthError(f"{event.describe()}: a random answer cannot be compiled to boolean "
+                          "form", event.loc, hint="the symbolic backend conditions on "
+                                                  "deterministic feedback")
+    return True
 
 
 def strategy_options(fn):

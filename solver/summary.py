@@ -6,11 +6,13 @@ One function computes it as plain data; `sleuth check` prints it for people and
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from compiler.check import CheckedAction
+from compiler.cnf import projected_count
 from compiler.domains import domain_size
 from compiler.game import Game
 
@@ -18,29 +20,61 @@ ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
 
 
-def summarise(game: Game, spec_path: str) -> dict[str, Any]:
+BACKENDS = ("enum", "sdd", "cnf")
+GANAK_SECONDS = 30.0
+
+
+def choose_backend(game: Game, requested: str | None) -> str:
+    """The requested backend, or enum when the secret's assignments fit the enumeration
+    budget (--max-hypotheses) and sdd when they do not."""
+    if requested:
+        return requested
+    return "enum" if game.candidate_count() <= game.budget.max_hypotheses else "sdd"
+
+
+def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, Any]:
     """Everything `check` and `info` report, as JSON-ready data."""
     model = game.model
-    hyps = game.hypotheses
     out: dict[str, Any] = {
         "game": model.game,
         "spec": spec_path,
         "about": model.about,
         "params": model.params,
-        "backend": "enum",
+        "backend": backend,
         "secret": {v.name: v.domain.describe() for v in model.secret},
         "constraints": len(model.constraints),
         "prior": "uniform" if model.prior is None else "weight",
-        "hypotheses": hyps.size,
-        "entropy_bits": game.entropy_bits,
         "identify": model.identify,
-        "queries": [describe_action(game, a) for a in model.queries],
-        "observations": [describe_action(game, a) for a in model.observations],
     }
+    if backend == "enum":
+        out["hypotheses"] = game.hypotheses.size
+        out["entropy_bits"] = game.entropy_bits
+        out["backend_size"] = {"hypotheses": game.hypotheses.size}
+    else:
+        out.update(symbolic_summary(game, backend))
+    exact = backend == "enum"
+    out["queries"] = [describe_action(game, a, exact) for a in model.queries]
+    out["observations"] = [describe_action(game, a, exact) for a in model.observations]
     return out
 
 
-def describe_action(game: Game, action: CheckedAction) -> dict[str, Any]:
+def symbolic_summary(game: Game, backend: str) -> dict[str, Any]:
+    space = game.symbolic
+    if backend == "sdd":
+        n = space.count()
+        size = {"variables": space.variables, "diagram_nodes": space.base.size()}
+    else:
+        cnf = space.clauses()
+        counted = projected_count(cnf.clauses, cnf.top, cnf.secret_vars, GANAK_SECONDS)
+        n = counted if counted is not None else space.count()
+        size = {"variables": cnf.top, "secret_variables": cnf.secret_vars,
+                "clauses": len(cnf.clauses),
+                "counted_by": "ganak" if counted is not None else
+                f"sdd (ganak gave no count in {GANAK_SECONDS:.0f} s)"}
+    return {"hypotheses": n, "entropy_bits": math.log2(n) if n else 0.0, "backend_size": size}
+
+
+def describe_action(game: Game, action: CheckedAction, exact: bool = True) -> dict[str, Any]:
     space = game.space(action.name)
     legal = space.count_legal(ENUMERATE_QUERIES)
     info: dict[str, Any] = {
@@ -53,7 +87,8 @@ def describe_action(game: Game, action: CheckedAction) -> dict[str, Any]:
         coder = game.coder(action.name)
         info["feedback"] = [name for name, _, _ in action.feedback]
         info["feedback_bound"] = coder.size
-        info["feedback_values"] = distinct_feedbacks(game, action.name, legal)
+        info["feedback_values"] = distinct_feedbacks(game, action.name, legal) if exact \
+            else None
     else:
         r = action.response
         info["response"] = {

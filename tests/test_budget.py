@@ -55,7 +55,8 @@ def test_partition_counts_are_chunked_within_a_small_memory_budget():
 
 def test_cli_reports_budget_error_with_status_1(capsys):
     with pytest.raises(SystemExit) as exit_:
-        main(["info", str(MASTERMIND), "--set", "pegs=8", "--set", "colours=10"])
+        main(["info", str(MASTERMIND), "--set", "pegs=8", "--set", "colours=10",
+              "--backend", "enum"])
     assert exit_.value.code == 1
     err = capsys.readouterr().err
     assert "--max-hypotheses" in err and "Traceback" not in err

@@ -8,18 +8,21 @@ equal the enumerated backend's counts and marginals.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.boolean import Lowering, Sym
 from compiler.sdd import DiagramBuilder, count
 from solver.belief import Belief
+from solver.cli import cli
 from solver.observe import Event, apply_event
-from tests.conftest import game
+from tests.conftest import ROOT, game
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True)
 LOWERABLE = ["mastermind", "black-peg-mastermind", "bulls-and-cows", "counterfeit-coin",
@@ -101,3 +104,61 @@ def test_diagram_counts_equal_enumeration(name, overrides, data):
         for value, var in zip(group.values, group.literals, strict=True):
             p = count(build.conjoin(diagram, build.literal(var))) / count(diagram)
             assert p == pytest.approx(marginals[group.name][value], abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- export
+
+def ganak_count_of_dimacs(text: str) -> int:
+    """Count a DIMACS file with its 'c p show' projection, read here independently."""
+    from pyganak import Counter
+
+    counter = Counter()
+    show: list[int] = []
+    for line in text.splitlines():
+        if line.startswith("c p show"):
+            show = [int(x) for x in line.split()[3:-1]]
+        elif line.startswith("p cnf"):
+            counter.new_vars(int(line.split()[2]))
+        elif line and not line.startswith("c"):
+            counter.add_clause([int(x) for x in line.split()[:-1]])
+    counter.set_sampling_set(show)
+    return counter.count()
+
+
+@pytest.mark.parametrize("spec, observations", [
+    ("mastermind", "- {query: guess, args: {g: 1122}, feedback: {black: 1, white: 1}}\n"
+                   "- {query: guess, args: {g: 1344}, feedback: {black: 0, white: 2}}\n"),
+    ("counterfeit-coin", "- {query: weigh, args: {left: [1, 2, 3], right: [4, 5, 6]}, "
+                         "feedback: balanced}\n"),
+    ("bulls-and-cows", ""),
+])
+def test_dimacs_export_counted_by_ganak_equals_sleuth(tmp_path, spec, observations):
+    obs = tmp_path / "obs.yaml"
+    obs.write_text(observations or "[]\n")
+    path = str(ROOT / "specs" / f"{spec}.yaml")
+    runner = CliRunner()
+    dimacs = runner.invoke(cli, ["compile", path, "--to", "dimacs", "--observations", str(obs)],
+                           catch_exceptions=False).output
+    belief = json.loads(runner.invoke(cli, ["belief", path, "--observations", str(obs),
+                                            "--json"], catch_exceptions=False).output)
+    compiled = json.loads(runner.invoke(cli, ["compile", path, "--to", "json",
+                                              "--observations", str(obs)],
+                                        catch_exceptions=False).output)
+    assert ganak_count_of_dimacs(dimacs) == belief["hypotheses"] == compiled["hypotheses"]
+    info = json.loads(runner.invoke(cli, ["info", path, "--backend", "cnf", "--json"],
+                                    catch_exceptions=False).output)
+    assert info["hypotheses"] == game(spec).hypotheses.size
+    assert info["backend_size"]["counted_by"] == "ganak"
+
+
+def test_backend_is_chosen_by_size():
+    runner = CliRunner()
+    path = str(ROOT / "specs" / "mastermind.yaml")
+    big = json.loads(runner.invoke(cli, ["info", path, "--set", "pegs=8", "--set", "colours=10",
+                                         "--json"], catch_exceptions=False).output)
+    assert big["backend"] == "sdd" and big["hypotheses"] == 10**8
+    small = json.loads(runner.invoke(cli, ["info", path, "--json"]).output)
+    assert small["backend"] == "enum"
+    forced = json.loads(runner.invoke(cli, ["info", path, "--json", "--max-hypotheses", "100"])
+                        .output)
+    assert forced["backend"] == "sdd" and forced["hypotheses"] == 1296

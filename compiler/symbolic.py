@@ -1,0 +1,107 @@
+"""The symbolic backend: a game's hypothesis space as a decision diagram, not a list.
+
+`SymbolicSpace` lowers the secret and its constraints once (compiler/boolean.py),
+compiles them into an SDD (compiler/sdd.py) and answers what a solver asks
+of a hypothesis space without listing it: how many hypotheses a diagram
+keeps, the marginal of every one-hot group, the diagram after a feedback
+fact, exact uniform samples, and the CNF of the same facts for export or
+for Ganak (compiler/cnf.py). Counting is uniform over hypotheses; a spec
+with a weighted prior is refused here.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from pysdd.sdd import SddNode
+
+from compiler.boolean import Lowering
+from compiler.check import Model
+from compiler.cnf import ClauseBuilder
+from compiler.errors import SpecError
+from compiler.sdd import DiagramBuilder, count
+
+
+class SymbolicSpace:
+    """A model's hypotheses as an SDD, with counts, marginals, conditioning and sampling."""
+
+    def __init__(self, model: Model, vtree: str = "right"):
+        if model.prior is not None:
+            raise SpecError("the symbolic backend counts hypotheses uniformly; this spec has "
+                            "a weighted prior", model.prior.loc,
+                            hint="use the enumerated backend (--backend enum)")
+        self.model = model
+        self.lowering = Lowering(model)
+        self.diagrams = DiagramBuilder(self.lowering, vtree)
+        self.constraints = self.lowering.constraints()
+
+    @cached_property
+    def base(self) -> SddNode:
+        """All hypotheses: one value per one-hot group, and the constraints."""
+        c = self.lowering.circuit
+        return self.diagrams(c.conj(*self.lowering.one_hot(), *self.constraints))
+
+    @property
+    def variables(self) -> int:
+        return self.lowering.circuit.variables
+
+    def fact(self, query: str, args: dict[str, Any], feedback: dict[str, Any]) -> int:
+        """The circuit formula 'query(args) gave this feedback'."""
+        return self.lowering.feedback_fact(query, args, feedback)
+
+    def condition(self, diagram: SddNode, *formulas: int) -> SddNode:
+        return self.diagrams.conjoin(diagram, *(self.diagrams(f) for f in formulas))
+
+    def count(self, diagram: SddNode | None = None) -> int:
+        return count(self.base if diagram is None else diagram)
+
+    def marginals(self, diagram: SddNode | None = None) -> dict[str, dict[Any, float]]:
+        """P(value) of every one-hot group (a scalar, a sequence position, a record field)."""
+        diagram = self.base if diagram is None else diagram
+        total = count(diagram)
+        out = {}
+        for g in self.lowering.groups:
+            out[g.name] = {v: count(self.diagrams.conjoin(diagram, self.diagrams.literal(x)))
+                           / total for v, x in zip(g.values, g.literals, strict=True)}
+        return out
+
+    def outcome_counts(self, diagram: SddNode, query: str,
+                       args: dict[str, Any]) -> dict[tuple, int]:
+        """Hypotheses of the diagram per feedback of one query (the query's partition)."""
+        out = {}
+        for key, formula in self.lowering.feedback_values(query, args).items():
+            n = count(self.condition(diagram, formula))
+            if n:
+                out[key] = n
+        return out
+
+    def sample(self, diagram: SddNode, k: int, rng: np.random.Generator) -> list[dict]:
+        """k exact uniform samples: each group's value drawn given the ones before it."""
+        out = []
+        for _ in range(k):
+            current, chosen = diagram, {}
+            for g in self.lowering.groups:
+                options = [self.diagrams.conjoin(current, self.diagrams.literal(x))
+                           for x in g.literals]
+                weights = np.array([count(o) for o in options], dtype=float)
+                pick = int(rng.choice(len(options), p=weights / weights.sum()))
+                current, chosen[g.name] = options[pick], g.values[pick]
+            out.append(chosen)
+        return out
+
+    def clauses(self, *formulas: int) -> ClauseBuilder:
+        """The CNF of the constraints and the given facts (one-hot groups included)."""
+        builder = ClauseBuilder(self.lowering)
+        for f in (*self.constraints, *formulas):
+            builder.assert_formula(f)
+        return builder
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The one-hot groups: which DIMACS variable stands for which value."""
+        return [{"name": g.name, "values": g.values, "variables": g.literals}
+                for g in self.lowering.groups]
+
+
+__all__ = ["SymbolicSpace"]
