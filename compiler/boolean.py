@@ -166,7 +166,8 @@ class Lowering:
     def _encode(self, name: str, d: Domain, var: Var) -> Any:
         t = d.type
         if isinstance(t, SeqT):
-            return tuple(self._encode(f"{name}[{i}]", d.elem, var) for i in range(d.length))
+            return tuple(self._encode(f"{name}[{position_name(t, i)}]", d.elem, var)
+                         for i in range(d.length))
         if isinstance(t, RecordT):
             return {f: self._encode(f"{name}.{f}", fd, var) for f, fd in d.fields}
         if d.kind == "set" or not t.finite:
@@ -421,6 +422,8 @@ class Lowering:
             raise self.refuse(node, f"{f}() of a secret-dependent sequence or record")
         call = ir.Call(node.loc, f, [ir.Const(a.loc, None) for a in node.args])
         call.type, call.text = node.type, node.text
+        for const, a in zip(call.args, node.args, strict=True):
+            const.type = a.type
 
         def apply(*values):
             for const, v in zip(call.args, values, strict=True):
@@ -537,6 +540,11 @@ COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 def compare(op: str, a: Any, b: Any) -> bool:
     return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
             ">=": a >= b}[op]
+
+
+def position_name(t: SeqT, i: int) -> str:
+    """How position i of a sequence is written: its index label, or the number."""
+    return t.index.values[i] if t.index is not None else str(i)
 
 
 def as_sym(value: Any) -> Sym:

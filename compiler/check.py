@@ -328,13 +328,13 @@ class Checker:
                      "{set: D}, {record: {...}}")
             raise SpecError(f"unknown domain '{text}'", r.loc(node), hint=hint)
         kinds = ("range", "enum", "seq", "set", "record", "from")
-        fields = r.mapping(node, "a domain", kinds + ("len", "size"))
+        fields = r.mapping(node, "a domain", kinds + ("len", "size", "index"))
         kind = [k for k in kinds if k in fields]
         if len(kind) != 1:
             raise SpecError("a domain needs exactly one of " + ", ".join(kinds), r.loc(node))
         kind_name = kind[0]
         value = fields[kind_name][1]
-        extra = set(fields) - {kind_name} - ({"len"} if kind_name == "seq" else set()) - (
+        extra = set(fields) - {kind_name} - ({"len", "index"} if kind_name == "seq" else set()) - (
             {"size"} if kind_name == "set" else set())
         if extra:
             key = sorted(extra)[0]
@@ -349,10 +349,12 @@ class Checker:
                              r.loc(value))
         if kind_name == "from":
             return self.enum_from_file(name or "enum", value)
+        if kind_name == "seq" and "index" in fields:
+            return self.indexed_seq(value, fields)
         if kind_name == "seq":
             if "len" not in fields:
-                raise SpecError("a seq domain needs 'len'", r.loc(node),
-                                hint="e.g. {seq: Colour, len: pegs}")
+                raise SpecError("a seq domain needs 'len' (or 'index', an enum naming its "
+                                "positions)", r.loc(node), hint="e.g. {seq: Colour, len: pegs}")
             elem = self.domain(value)
             length = self.const_int(fields["len"][1], "len")
             if not 0 <= length <= MAX_SEQ_LEN:
@@ -384,6 +386,19 @@ class Checker:
             raise SpecError("a record needs at least one field", r.loc(value))
         return record_domain([(r.name(k, "field name"), self.domain(v))
                               for _, (k, v) in fields_node.items()])
+
+    def indexed_seq(self, value: Node, fields: dict) -> Domain:
+        """{seq: D, index: E}: one element of D per label of the enum E, s[label]."""
+        key, node = fields["index"]
+        index = self.domain(node)
+        if not isinstance(index.type, EnumT):
+            raise SpecError(f"a seq is indexed by an enum domain, not {index.describe()}",
+                            self.reader.loc(node), hint="e.g. {seq: Holder, index: Card}")
+        length = len(index.type.values)
+        if "len" in fields and self.const_int(fields["len"][1], "len") != length:
+            raise SpecError(f"len must be {length}, the number of {index.describe()} labels",
+                            self.reader.loc(fields["len"][1]))
+        return seq_domain(self.domain(value), length, index.type)
 
     def enum(self, name: str, labels: list[tuple[str, Loc]], loc: Loc) -> Domain:
         if not labels:

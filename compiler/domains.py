@@ -65,7 +65,9 @@ class Domain:
         if self.name:
             return self.name
         if self.kind == "seq":
-            return f"seq of {self.elem.describe()} (len {self.length})"
+            by = self.type.index
+            return f"seq of {self.elem.describe()} " + (f"(by {by.name})" if by else
+                                                       f"(len {self.length})")
         if self.kind == "set":
             lo, hi = self.sizes
             size = f"size {lo}" if lo == hi else f"size {lo}..{hi}"
@@ -83,8 +85,9 @@ def enum_domain(name: str, labels: list[str]) -> Domain:
     return Domain(EnumT(name, tuple(labels)), name)
 
 
-def seq_domain(elem: Domain, length: int) -> Domain:
-    return Domain(SeqT(elem.type, length), elem=elem, length=length)
+def seq_domain(elem: Domain, length: int, index: EnumT | None = None) -> Domain:
+    """A sequence of `length` elements; with `index`, one per label of that enum."""
+    return Domain(SeqT(elem.type, length, index), elem=elem, length=length)
 
 
 def set_domain(elem: Domain, lo: int, hi: int) -> Domain:

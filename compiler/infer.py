@@ -200,9 +200,13 @@ class Typer:
                                 f"{node.index.type.show()}", node.index.loc)
             node.type = TableT(t.name, t.index[1:], t.value) if len(t.index) > 1 else t.value
             return node
+        if isinstance(t, SeqT) and t.index is not None:
+            node.index = _as_position(node.index, t.index)
         if not isinstance(node.index.type, IntT):
             raise SpecError(f"an index must be an integer, not {node.index.type.show()}",
-                            node.index.loc)
+                            node.index.loc,
+                            hint="a sequence declared {seq: D, index: E} is indexed by E's "
+                                 "labels" if isinstance(t, SeqT) else None)
         if isinstance(t, SeqT):
             node.type = t.elem
             lo, hi = node.index.type.lo, node.index.type.hi
@@ -454,7 +458,10 @@ def builtin_type(typer: Typer, node: ir.Call) -> Type:
             return t
         if isinstance(t, FloatT):
             return int_type(-ir.INT_LIMIT, ir.INT_LIMIT)
-        raise SpecError(f"int() needs a number or a truth value, not {t.show()}", args[0].loc)
+        if isinstance(t, EnumT):
+            return IntT(0, len(t.values) - 1)  # the label's 0-based position
+        raise SpecError(f"int() needs a number, a truth value or an enum value, not "
+                        f"{t.show()}", args[0].loc)
     if f == "float":
         arity(1)
         if not isinstance(types[0], IntT | FloatT | BoolT):
@@ -507,6 +514,18 @@ def _need_number(node: ir.Node, what: str) -> None:
     if not isinstance(node.type, IntT | FloatT):
         raise SpecError(f"type mismatch: {what} needs numbers, and '{node.text}' is "
                         f"{node.type.show()}", node.loc)
+
+
+def _as_position(node: ir.Node, enum: EnumT) -> ir.Node:
+    """A label of `enum` used as a sequence index: int(label), its position."""
+    node = _as_label(node, enum)
+    if not isinstance(node.type, EnumT) or node.type != enum:
+        raise SpecError(f"this sequence is indexed by {enum.show()}, not "
+                        f"{node.type.show()}", node.loc,
+                        hint=f"labels: {', '.join(enum.values)}")
+    call = ir.Call(node.loc, "int", [node])
+    call.type, call.deps, call.text = IntT(0, len(enum.values) - 1), node.deps, node.text
+    return call
 
 
 def _as_label(node: ir.Node, enum: EnumT) -> ir.Node:

@@ -250,7 +250,8 @@ def _call(node: ir.Call, env):
     if f in ("min", "max", "sum", "prod", "exists", "forall", "first"):
         return aggregate(f, list(args[0]), [], node)
     if f == "int":
-        return int(args[0])
+        t = node.args[0].type
+        return t.values.index(args[0]) if isinstance(t, EnumT) else int(args[0])
     if f == "float":
         return float(args[0])
     if f == "onehot":

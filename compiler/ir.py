@@ -76,12 +76,15 @@ class StrT(Type):
 class SeqT(Type):
     elem: Type
     length: int
+    index: EnumT | None = None  # positions named by an enum's labels: s[label]
 
     @property
     def finite(self) -> bool:  # type: ignore[override]
         return self.elem.finite
 
     def show(self) -> str:
+        if self.index is not None:
+            return f"seq of {self.elem.show()} (by {self.index.show()})"
         return f"seq of {self.elem.show()} (len {self.length})"
 
 

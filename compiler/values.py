@@ -71,6 +71,13 @@ def coerce_text(t: Type | Domain, text: str) -> Any:
 
 def _coerce_sequence(t: SeqT | TupleT, raw: Any) -> tuple:
     types = [t.elem] * t.length if isinstance(t, SeqT) else list(t.items)
+    if isinstance(t, SeqT) and t.index is not None and isinstance(raw, dict):
+        labels = list(t.index.values)
+        unknown = [k for k in raw if k not in labels]
+        if unknown or len(raw) != len(labels):
+            raise ValueError(f"expected one value for each of {', '.join(labels)}"
+                             + (f"; unknown {unknown[0]}" if unknown else ""))
+        raw = [raw[label] for label in labels]
     if isinstance(raw, int | str) and not isinstance(raw, bool) and isinstance(t, SeqT):
         digits = str(raw)
         if digits.isdigit() and len(digits) == t.length:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from compiler.boolean import position_name
 from compiler.domains import set_elements
 from compiler.errors import Loc, ObservationError
 from compiler.game import Game
@@ -145,7 +146,7 @@ def _marginals(name: str, t: Any, col: Any, p: np.ndarray,
                out: dict[str, dict[Any, float]]) -> None:
     if isinstance(t, SeqT):
         for i, c in enumerate(col):
-            _marginals(f"{name}[{i}]", t.elem, c, p, out)
+            _marginals(f"{name}[{position_name(t, i)}]", t.elem, c, p, out)
     elif isinstance(t, RecordT):
         for (field, ft), c in zip(t.fields, col, strict=True):
             _marginals(f"{name}.{field}", ft, c, p, out)

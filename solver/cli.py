@@ -20,7 +20,14 @@ from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
 from solver.belief import Belief
 from solver.evaluate import evaluate_strategy
-from solver.observe import apply_event, count_text, format_value, query_text, read_observations
+from solver.observe import (
+    apply_event,
+    count_text,
+    feedback_text,
+    format_value,
+    query_text,
+    read_observations,
+)
 from solver.play import Play, marginal_table
 from solver.queries import Candidates
 from solver.session import Session, write_atomically
@@ -313,8 +320,9 @@ def belief(spec: str, observations: str, top: int, as_json: bool, **kwargs: Any)
 
 
 def read_outcome_text(step: dict[str, Any]) -> str:
-    outcome = step.get("feedback", step.get("answer"))
-    return f"{query_text(step['query'], step['args'])} -> {format_value(outcome)}"
+    outcome = (feedback_text(step["feedback"]) if "feedback" in step
+               else format_value(step["answer"]))
+    return f"{query_text(step['query'], step['args'])} -> {outcome}"
 
 
 @cli.command()

@@ -238,3 +238,50 @@ def test_interpreter_raises_evaluation_errors():
     assert (err.value.loc.line, err.value.loc.col) == (8, 11)
     with pytest.raises(EvaluationError, match="min of nothing"):
         g.reference_feedback("q", {"x": 1}, {"a": 1})
+
+
+# ----------------------------------------------------------------------------- indexed sequences
+
+INDEXED = """\
+game: Indexed
+params: {first: a}
+domains:
+  Card: {enum: [a, b, c]}
+  Holder: {enum: [env, p1, p2]}
+secret:
+  owner: {seq: Holder, index: Card}
+  constraints:
+    - "count(owner[x] == env for x in Card) == 1"
+    - "owner[first] != p2"
+queries:
+  ask:
+    args: {x: Card}
+    feedback: {who: "owner[x]", pos: "int(x)"}
+"""
+
+
+def test_sequences_indexed_by_an_enum():
+    from compiler.game import load_game_text
+
+    g = load_game_text(INDEXED, "indexed.yaml")
+    assert g.model.secret[0].domain.describe() == "seq of Holder (by Card)"
+    for h in range(g.hypotheses.size):
+        hyp = g.hypotheses.value(h)
+        for x, pos in (("a", 0), ("b", 1), ("c", 2)):
+            expected = {"who": hyp["owner"][pos], "pos": pos}
+            assert g.reference_feedback("ask", {"x": x}, hyp) == expected
+            assert g.kernel_feedback("ask", {"x": x}, hyp) == expected
+    assert all(g.hypotheses.value(h)["owner"][0] != "p2" for h in range(g.hypotheses.size))
+
+
+@pytest.mark.parametrize("bad, message", [
+    ('owner[0]', "indexed by Card, not int"),
+    ('owner[env]', "indexed by Card, not Holder"),
+    ("owner['zz']", "'zz' is not a label of Card"),
+])
+def test_indexed_sequences_refuse_other_indices(bad, message):
+    from compiler.errors import SpecError
+    from compiler.game import load_game_text
+
+    with pytest.raises(SpecError, match=message):
+        load_game_text(INDEXED.replace('"owner[x]"', f'"{bad}"'), "indexed.yaml")
