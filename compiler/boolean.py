@@ -158,6 +158,7 @@ class Lowering:
         self.model = model
         self.circuit = Circuit()
         self.groups: list[Group] = []
+        self._group_of: dict[int, int] = {}
         self.secret: dict[str, Any] = {v.name: self._encode(v.name, v.domain, v)
                                        for v in model.secret}
 
@@ -178,7 +179,20 @@ class Lowering:
         nodes = [self.circuit.new_var() for _ in values]
         literals = [self.circuit.nodes[n][1] for n in nodes]
         self.groups.append(Group(name, values, literals, nodes))
-        return Sym(zip(values, nodes, strict=True))
+        sym = Sym(zip(values, nodes, strict=True))
+        self._group_of[id(sym)] = len(self.groups) - 1
+        return sym
+
+    def decode(self, chosen: list[Any]) -> dict[str, Any]:
+        """A hypothesis (plain values per secret variable) from one value per group."""
+        def walk(encoded: Any) -> Any:
+            if isinstance(encoded, Sym):
+                return chosen[self._group_of[id(encoded)]]
+            if isinstance(encoded, tuple):
+                return tuple(walk(e) for e in encoded)
+            return {k: walk(e) for k, e in encoded.items()}
+
+        return {name: walk(encoded) for name, encoded in self.secret.items()}
 
     def one_hot(self) -> list[int]:
         """Exactly one variable of each group is true."""

@@ -77,18 +77,22 @@ class SymbolicSpace:
                 out[key] = n
         return out
 
-    def sample(self, diagram: SddNode, k: int, rng: np.random.Generator) -> list[dict]:
-        """k exact uniform samples: each group's value drawn given the ones before it."""
+    def sample(self, diagram: SddNode | None, k: int,
+               rng: np.random.Generator) -> list[dict[str, Any]]:
+        """k exact uniform samples (hypotheses as plain values): each group's value is
+        drawn in proportion to the models it keeps, given the values drawn before it."""
+        diagram = self.base if diagram is None else diagram
         out = []
         for _ in range(k):
-            current, chosen = diagram, {}
+            current, chosen = diagram, []
             for g in self.lowering.groups:
                 options = [self.diagrams.conjoin(current, self.diagrams.literal(x))
                            for x in g.literals]
                 weights = np.array([count(o) for o in options], dtype=float)
                 pick = int(rng.choice(len(options), p=weights / weights.sum()))
-                current, chosen[g.name] = options[pick], g.values[pick]
-            out.append(chosen)
+                current = options[pick]
+                chosen.append(g.values[pick])
+            out.append(self.lowering.decode(chosen))
         return out
 
     def clauses(self, *formulas: int) -> ClauseBuilder:
