@@ -58,14 +58,15 @@ class SymbolicSpace:
         return count(self.base if diagram is None else diagram)
 
     def marginals(self, diagram: SddNode | None = None) -> dict[str, dict[Any, float]]:
-        """P(value) of every one-hot group (a scalar, a sequence position, a record field)."""
+        """P(value) of every one-hot group (a scalar, a sequence position, a record field),
+        all from one weighted model count with unit weights and its derivatives."""
         diagram = self.base if diagram is None else diagram
-        total = count(diagram)
-        out = {}
-        for g in self.lowering.groups:
-            out[g.name] = {v: count(self.diagrams.conjoin(diagram, self.diagrams.literal(x)))
-                           / total for v, x in zip(g.values, g.literals, strict=True)}
-        return out
+        wmc = diagram.wmc(log_mode=False)
+        wmc.propagate()
+        literal = self.diagrams.manager.literal
+        return {g.name: {v: float(wmc.literal_pr(literal(x)))
+                         for v, x in zip(g.values, g.literals, strict=True)}
+                for g in self.lowering.groups}
 
     def outcome_counts(self, diagram: SddNode, query: str,
                        args: dict[str, Any]) -> dict[tuple, int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from compiler.enumerate import Budget
 from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
 from solver.belief import Belief
+from solver.counted import CountedBelief
 from solver.evaluate import evaluate_strategy
 from solver.observe import (
     apply_event,
@@ -277,26 +279,34 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> No
 
 @cli.command()
 @game_options
+@backend_option
 @click.option("--observations", "observations", required=True,
               type=click.Path(dir_okay=False),
               help="YAML list of {query, args, feedback | answer}.")
 @click.option("--top", type=click.IntRange(0), default=5, show_default=True,
               help="How many of the most likely hypotheses to list.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def belief(spec: str, observations: str, top: int, as_json: bool, **kwargs: Any) -> None:
+def belief(spec: str, observations: str, top: int, as_json: bool, backend: str | None,
+           **kwargs: Any) -> None:
     """Posterior of SPEC's secret after the observations in a file."""
     game, _ = _split({"spec_path": spec, **kwargs})
-    current = Belief.prior(game)
+    backend = choose_backend(game, backend)
+    current = Belief.prior(game) if backend == "enum" else CountedBelief.prior(game, backend)
     steps = []
     for event in read_observations(game, observations):
+        start = time.perf_counter()
         after = apply_event(current, event)
         steps.append({**event.to_data(), "remaining": after.size,
                       "entropy_bits": after.entropy_bits(),
-                      "information_bits": after.kl_bits(current)})
+                      "information_bits": after.kl_bits(current),
+                      "seconds": round(time.perf_counter() - start, 4)})
         current = after
+    start = time.perf_counter()
     marginals = current.marginals()
     data = {
-        "spec": spec, "hypotheses": current.size, "entropy_bits": current.entropy_bits(),
+        "spec": spec, "backend": backend, "hypotheses": current.size,
+        "entropy_bits": current.entropy_bits(),
+        "marginal_seconds": round(time.perf_counter() - start, 4),
         "marginals": {k: {format_value(v): p for v, p in m.items()}
                       for k, m in marginals.items()},
         "observations": steps,

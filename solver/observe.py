@@ -25,6 +25,7 @@ from compiler.game import Game
 from compiler.source import Document
 from compiler.values import coerce, coerce_text
 from solver.belief import Belief
+from solver.counted import CountedBelief
 from solver.likelihood import answer_is_legal, answer_likelihood
 
 
@@ -178,10 +179,17 @@ def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
 
 # ----------------------------------------------------------------------------- applying
 
-def apply_event(belief: Belief, event: Event) -> Belief:
+def apply_event(belief: Belief | CountedBelief, event: Event) -> Belief | CountedBelief:
     """The belief after `event` (InconsistentObservations if nothing explains it)."""
     game = belief.game
     what = f"'{event.describe()}'"
+    if isinstance(belief, CountedBelief):
+        if event.feedback is None:
+            raise ObservationError(f"{what}: the symbolic backend conditions on deterministic "
+                                   "feedback; random answers need the enumerated backend",
+                                   event.loc, hint="--backend enum")
+        return belief.condition(belief.space.fact(event.action, event.args, event.feedback),
+                                what, event.loc)
     if event.feedback is not None:
         rank = game.space(event.action).rank(event.args)
         code = game.coder(event.action).encode(event.feedback)
