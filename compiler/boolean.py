@@ -195,14 +195,8 @@ class Lowering:
         return {name: walk(encoded) for name, encoded in self.secret.items()}
 
     def one_hot(self) -> list[int]:
-        """Exactly one variable of each group is true."""
-        c = self.circuit
-        out = []
-        for g in self.groups:
-            out.append(c.disj(*g.nodes))
-            for a, b in itertools.combinations(g.nodes, 2):
-                out.append(c.neg(c.conj(a, b)))
-        return out
+        """Exactly one variable of each group is true (a DP count, linear in the group)."""
+        return [self.fold_count(g.nodes).get(1, FALSE) for g in self.groups]
 
     def constraints(self) -> list[int]:
         return [self.truth(self.lower(n, {})) for n in self.model.constraints]
