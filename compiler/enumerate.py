@@ -168,6 +168,28 @@ def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> Hypoth
     return HypothesisTable(model.secret, cols, np.concatenate(ranks), model.strings)
 
 
+def table_from_ranks(model: Model, ranks: np.ndarray) -> HypothesisTable:
+    """The hypotheses at these ranks of the secret's product (sorted, distinct, and
+    satisfying the constraints: listed or sampled from a decision diagram, say)."""
+    domains = [v.domain for v in model.secret]
+    if product_size(domains) > 2**63:
+        raise BudgetError(f"the secret's {product_size(domains):,} assignments cannot be "
+                          "ranked in 64 bits, so its hypotheses cannot be tabulated",
+                          hint="use the counting strategies of the symbolic backend")
+    ranks = np.asarray(ranks, dtype=np.int64)
+    return HypothesisTable(model.secret, unrank_product(domains, ranks), ranks, model.strings)
+
+
+def satisfies_constraints(model: Model, compiler: Compiler, table: HypothesisTable) -> np.ndarray:
+    """Which hypotheses of a table satisfy the secret's constraints."""
+    keep = np.ones(table.size, dtype=bool)
+    if model.constraints and table.size:
+        ctx = Ctx(table.env())
+        for c in model.constraints:
+            keep &= np.broadcast_to(np.asarray(compiler(c)(ctx)), (1, table.size))[0]
+    return keep
+
+
 def prior_weights(model: Model, compiler: Compiler, table: HypothesisTable) -> np.ndarray:
     """The prior as a normalised float64 vector over the hypothesis table."""
     if model.prior is None:

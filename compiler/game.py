@@ -27,7 +27,9 @@ from compiler.enumerate import (
     prior_weights,
     product_size,
     rows_per_chunk,
+    satisfies_constraints,
     shaped,
+    table_from_ranks,
 )
 from compiler.errors import BudgetError, SpecError
 from compiler.interpret import evaluate
@@ -101,6 +103,23 @@ class Game:
     def symbolic(self) -> SymbolicSpace:
         """The same hypothesis space as a decision diagram (compiler/symbolic.py)."""
         return SymbolicSpace(self.model)
+
+    def restricted(self, ranks: np.ndarray) -> Game:
+        """The same game whose hypothesis table holds only the hypotheses at these product
+        ranks (sorted, distinct, consistent): how an information set counted on the
+        symbolic backend, once small enough to list, is handed to the kernels."""
+        sub = Game(self.model, self.budget)
+        sub.compiler = self.compiler
+        sub._cache = {k: v for k, v in self._cache.items() if k[0] in ("space", "coder")}
+        sub.__dict__["hypotheses"] = table_from_ranks(self.model, ranks)
+        if "symbolic" in self.__dict__:
+            sub.__dict__["symbolic"] = self.symbolic
+        return sub
+
+    def consistent(self, ranks: np.ndarray) -> np.ndarray:
+        """Which product ranks are assignments satisfying the constraints."""
+        return satisfies_constraints(self.model, self.compiler,
+                                     table_from_ranks(self.model, ranks))
 
     def candidate_count(self) -> int:
         """Assignments of the secret before constraints (what enumeration would visit)."""

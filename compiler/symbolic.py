@@ -21,7 +21,7 @@ from compiler.boolean import Lowering
 from compiler.check import Model
 from compiler.cnf import ClauseBuilder
 from compiler.errors import SpecError
-from compiler.sdd import DiagramBuilder, count
+from compiler.sdd import DiagramBuilder, DiagramSampler, count
 
 
 class SymbolicSpace:
@@ -78,22 +78,49 @@ class SymbolicSpace:
                 out[key] = n
         return out
 
+    @cached_property
+    def sampler(self) -> DiagramSampler:
+        return DiagramSampler(self.diagrams.manager)
+
+    def ranks(self, models: list[int]) -> list[int]:
+        """Each model (bitmask of true variables) as its hypothesis' rank in the product of
+        the secret's domains: the groups are laid out in rank order (variables in
+        declaration order, sequence positions and record fields in order, values in
+        canonical order), so the rank is the mixed-radix number of the chosen values."""
+        layout = [(g.literals[0] - 1, len(g.literals)) for g in self.lowering.groups]
+        out = []
+        for m in models:
+            r = 0
+            for offset, n in layout:
+                r = r * n + (((m >> offset) & ((1 << n) - 1)).bit_length() - 1)
+            out.append(r)
+        return out
+
+    def sample_ranks(self, diagram: SddNode | None, k: int, seed: int) -> list[int]:
+        """Ranks of k hypotheses drawn uniformly (with replacement) from the diagram."""
+        diagram = self.base if diagram is None else diagram
+        return self.ranks(self.sampler.sample(diagram, k, seed))
+
+    def list_ranks(self, diagram: SddNode | None, limit: int) -> list[int] | None:
+        """Sorted ranks of every hypothesis the diagram keeps; None if more than `limit`."""
+        diagram = self.base if diagram is None else diagram
+        models = self.sampler.models(diagram, limit)
+        return None if models is None else sorted(self.ranks(models))
+
     def sample(self, diagram: SddNode | None, k: int,
                rng: np.random.Generator) -> list[dict[str, Any]]:
-        """k exact uniform samples (hypotheses as plain values): each group's value is
-        drawn in proportion to the models it keeps, given the values drawn before it."""
+        """k exact uniform samples (hypotheses as plain values), drawn with replacement."""
         diagram = self.base if diagram is None else diagram
+        seed = int(rng.integers(2**63))
+        return [self.lowering.decode(self.values_of(m))
+                for m in self.sampler.sample(diagram, k, seed)]
+
+    def values_of(self, model: int) -> list[Any]:
+        """One value per group for a model (bitmask of true variables)."""
         out = []
-        for _ in range(k):
-            current, chosen = diagram, []
-            for g in self.lowering.groups:
-                options = [self.diagrams.conjoin(current, self.diagrams.literal(x))
-                           for x in g.literals]
-                weights = np.array([count(o) for o in options], dtype=float)
-                pick = int(rng.choice(len(options), p=weights / weights.sum()))
-                current = options[pick]
-                chosen.append(g.values[pick])
-            out.append(self.lowering.decode(chosen))
+        for g in self.lowering.groups:
+            bits = (model >> (g.literals[0] - 1)) & ((1 << len(g.literals)) - 1)
+            out.append(g.values[bits.bit_length() - 1])
         return out
 
     def clauses(self, *formulas: int) -> ClauseBuilder:

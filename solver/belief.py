@@ -69,7 +69,12 @@ class Belief:
 
     def kl_bits(self, before: Belief) -> float:
         """KL(self || before) in bits: the information gained since `before` (an earlier
-        belief this one was updated from)."""
+        belief this one was updated from; a counted one on the symbolic backend, when both
+        are uniform)."""
+        if before.game is not self.game:
+            if not (self.uniform and before.uniform):
+                raise ValueError("KL between beliefs over different tables needs uniform ones")
+            return math.log2(before.size / self.size)
         p = self.probabilities()
         qs = before.probabilities()[np.searchsorted(before.index, self.index)]
         keep = p > 0

@@ -19,8 +19,7 @@ from compiler.domains import show_value
 from compiler.enumerate import Budget
 from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
-from solver.belief import Belief
-from solver.counted import CountedBelief
+from solver.counted import prior_belief
 from solver.evaluate import evaluate_strategy
 from solver.observe import (
     apply_event,
@@ -210,6 +209,7 @@ def _split(kwargs: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
 
 @cli.command()
 @game_options
+@backend_option
 @strategy_options
 @click.option("--secret", "secret", multiple=True, required=True, metavar="NAME=VALUE",
               help="The hidden secret, e.g. --secret code=1122 (repeat for each variable).")
@@ -219,13 +219,15 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
           **kwargs: Any) -> None:
     """Play one game of SPEC against a known secret and print the transcript."""
     game, opts = _split({"spec_path": spec, **kwargs})
+    backend = choose_backend(game, opts["backend"])
     strategy = _strategy(game, opts)
-    index = parse_secret(game, secret)
+    secret_game, index = parse_secret(game, secret, listed=backend == "enum")
     with status_line() as update:
         t = play_secret(game, strategy, index, opts["seed"], max_steps,
-                        progress=lambda k: update(f"{strategy.name}: choosing query {k}"))
+                        progress=lambda k: update(f"{strategy.name}: choosing query {k}"),
+                        root=prior_belief(game, backend), secret_game=secret_game)
     if as_json:
-        click.echo(json.dumps({"spec": spec, "strategy": strategy.name,
+        click.echo(json.dumps({"spec": spec, "strategy": strategy.name, "backend": backend,
                                "guesses": opts["guesses"], **t.to_json()}, indent=2))
         return
     console = make_console()
@@ -247,6 +249,7 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
 
 @cli.command()
 @game_options
+@backend_option
 @strategy_options
 @click.option("--secrets", type=click.IntRange(1), default=None,
               help="Evaluate a seeded sample of this many secrets instead of all.")
@@ -254,11 +257,13 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
 def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> None:
     """Play every secret of SPEC against a strategy (one tree over feedback partitions)."""
     game, opts = _split({"spec_path": spec, **kwargs})
+    backend = choose_backend(game, opts["backend"])
     strategy = _strategy(game, opts)
-    total = min(secrets or game.hypotheses.size, Belief.prior(game).size)
+    root = prior_belief(game, backend)
+    total = min(secrets or root.size, root.size)
     with progress_bar(total, f"evaluating {strategy.name}") as advance:
-        result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance)
-    data = result.to_json()
+        result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance, root)
+    data = {**result.to_json(), "backend": backend}
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -291,7 +296,7 @@ def belief(spec: str, observations: str, top: int, as_json: bool, backend: str |
     """Posterior of SPEC's secret after the observations in a file."""
     game, _ = _split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, backend)
-    current = Belief.prior(game) if backend == "enum" else CountedBelief.prior(game, backend)
+    current = prior_belief(game, backend)
     steps = []
     for event in read_observations(game, observations):
         start = time.perf_counter()
@@ -337,6 +342,7 @@ def read_outcome_text(step: dict[str, Any]) -> str:
 
 @cli.command()
 @game_options
+@backend_option
 @strategy_options
 @click.option("--session", "session_path", type=click.Path(dir_okay=False), default=None,
               help="Save every step here; resume from it if it exists.")
@@ -347,7 +353,8 @@ def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> N
     strategy = _strategy(game, opts)
     session = Session.open(session_path, game, spec)
     console = make_console()
-    state = Play(game, strategy, session, console, as_json)
+    root = prior_belief(game, choose_backend(game, opts["backend"]))
+    state = Play(game, strategy, session, console, as_json, root)
     interactive = sys.stdin.isatty()
 
     def read(prompt: str) -> str | None:

@@ -9,23 +9,36 @@ Ganak call on the clauses, projected onto the secret (slow, but an
 independent check). Beliefs are uniform over the hypotheses they keep and
 immutable, like the enumerated ones; a fact that no hypothesis satisfies
 raises "inconsistent observations" and changes nothing.
+
+Strategies see a counted belief through the same interface as an enumerated
+one. Once it keeps at most `LIST_LIMIT` hypotheses, `settle` lists them
+from the diagram into a restricted game (a hypothesis table of exactly
+those) and the belief continues as an ordinary enumerated `Belief`, scored
+by the vectorised kernels; before that, sampled strategies draw exact
+uniform samples from the diagram, and exhaustive ones partition by exact
+conditioned counts.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from functools import cached_property
 from typing import Any
 
+import numpy as np
 from pysdd.sdd import SddNode
 
-from compiler.errors import Loc, ObservationError
+from compiler.errors import BudgetError, Loc, ObservationError
 from compiler.game import Game
 from compiler.sdd import count as diagram_count
-from solver.belief import InconsistentObservations
+from solver.belief import Belief, InconsistentObservations
 
 GANAK_SECONDS = 120.0
 LISTABLE = 64  # beliefs this small can list their hypotheses (for `top`)
+LIST_LIMIT = 50_000  # a counted belief this small is listed and scored by the kernels
+COUNT_QUERIES = 2_000  # queries an exhaustive strategy may partition by model counts
+SAMPLE_BATCH = 64  # samples drawn between two looks at the clock
 
 
 class CountedBelief:
@@ -34,18 +47,23 @@ class CountedBelief:
     uniform = True
 
     def __init__(self, game: Game, backend: str = "sdd", facts: tuple[int, ...] = (),
-                 diagram: SddNode | None = None):
+                 diagram: SddNode | None = None,
+                 observed: tuple[tuple[str, int, int], ...] = (), list_limit: int = LIST_LIMIT):
         if backend not in ("sdd", "cnf"):
             raise ValueError(backend)
         self.game = game
         self.backend = backend
         self.space = game.symbolic
         self.facts = facts
+        self.observed = observed  # (action, argument rank, feedback code) per event
+        self.list_limit = list_limit  # listed (and scored by the kernels) at this size
         self._diagram = diagram
+        self._listed: dict[int, Belief | None] = {}
 
     @classmethod
-    def prior(cls, game: Game, backend: str = "sdd") -> CountedBelief:
-        return cls(game, backend)
+    def prior(cls, game: Game, backend: str = "sdd", list_limit: int = LIST_LIMIT
+              ) -> CountedBelief:
+        return cls(game, backend, list_limit=list_limit)
 
     # -- counting
 
@@ -82,16 +100,91 @@ class CountedBelief:
 
     # -- updates
 
-    def condition(self, formula: int, what: str, loc: Loc | None = None) -> CountedBelief:
+    def condition(self, formula: int, what: str, loc: Loc | None = None,
+                  observed: tuple[str, int, int] | None = None) -> CountedBelief:
+        """The belief after a fact; `observed` = (action, argument rank, feedback code)
+        records it for `contains`."""
         diagram = None
         if self.backend == "sdd":
             diagram = self.space.condition(self.diagram, formula)
-        after = CountedBelief(self.game, self.backend, self.facts + (formula,), diagram)
+        record = self.observed + ((observed,) if observed is not None else ())
+        after = CountedBelief(self.game, self.backend, self.facts + (formula,), diagram, record,
+                              self.list_limit)
         if after.size == 0:
             raise InconsistentObservations(
                 f"inconsistent observations: no remaining hypothesis gives {what}", loc,
                 hint="check the values typed; the belief is unchanged")
         return after
+
+    # -- as a list, as a sample
+
+    def listed(self, limit: int | None = None) -> Belief | None:
+        """The same belief as an enumerated one over a table of exactly its hypotheses
+        (listed from the diagram), or None when it keeps more than `limit` (default: the
+        belief's list_limit)."""
+        limit = self.list_limit if limit is None else limit
+        if self.size > limit:
+            return None
+        if self.size not in self._listed:
+            ranks = self.space.list_ranks(self.diagram, limit)
+            assert ranks is not None and len(ranks) == self.size
+            game = self.game.restricted(np.asarray(ranks, dtype=np.int64))
+            self._listed[self.size] = Belief.prior(game)
+        return self._listed[self.size]
+
+    def sampled(self, k: int, seed: int, deadline: float | None = None) -> Belief:
+        """k hypotheses drawn uniformly with replacement (fewer if `deadline`, a
+        perf_counter time, passes first; at least one batch), as an enumerated belief
+        over the distinct ones weighted by how often each was drawn."""
+        rng = np.random.default_rng(seed)
+        drawn: list[int] = []
+        while len(drawn) < k:
+            batch = min(SAMPLE_BATCH, k - len(drawn))
+            drawn += self.space.sample_ranks(self.diagram, batch, int(rng.integers(2**63)))
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        ranks, counts = np.unique(np.asarray(drawn, dtype=np.int64), return_counts=True)
+        game = self.game.restricted(ranks)
+        index = np.arange(len(ranks), dtype=np.int64)
+        if np.all(counts == counts[0]):
+            return Belief(game, index)
+        return Belief(game, index, np.log(counts.astype(np.float64)))
+
+    def contains(self, ranks: np.ndarray) -> np.ndarray:
+        """Which hypotheses (product ranks, sorted) this belief keeps: the constraints and
+        every recorded observation checked by the kernels, all ranks at once."""
+        listed = self._listed.get(self.size) or self.listed()
+        if listed is not None:
+            table = listed.game.hypotheses.ranks
+            pos = np.minimum(np.searchsorted(table, ranks), len(table) - 1)
+            return table[pos] == ranks
+        keep = self.game.consistent(ranks)
+        if keep.any():
+            sub = self.game.restricted(ranks[keep])
+            alive = np.ones(int(keep.sum()), dtype=bool)
+            for action, rank, code in self.observed:
+                alive &= sub.feedback_matrix(action, np.array([rank]))[0] == code
+            keep[keep] = alive
+        return keep
+
+    def partition_counts(self, action: str, queries: list[dict[str, Any]]) -> np.ndarray:
+        """(queries, feedbacks) hypothesis counts, each by conditioned model counting."""
+        if len(queries) > COUNT_QUERIES:
+            raise BudgetError(
+                f"scoring {len(queries):,} queries exactly on {self.size:,} counted hypotheses "
+                f"means one model count per query and feedback; the limit is "
+                f"{COUNT_QUERIES:,} queries",
+                hint="use --strategy ises-sampled (exact samples from the diagram)")
+        rows = []
+        for args in queries:
+            formulas = self.space.lowering.feedback_values(action, args)
+            rows.append({k: n for k, f in formulas.items() if (n := self.count_with(f))})
+        keys = sorted({k for r in rows for k in r}, key=repr)
+        out = np.zeros((len(rows), max(1, len(keys))), dtype=np.int64)
+        for i, r in enumerate(rows):
+            for j, k in enumerate(keys):
+                out[i, j] = r.get(k, 0)
+        return out
 
     # -- what is known
 
@@ -106,8 +199,13 @@ class CountedBelief:
                          for v, node in zip(g.values, g.nodes, strict=True)} for g in groups}
 
     def determined(self, names: list[str]) -> bool:
+        """True when each named variable has a single possible value (sdd: from the
+        marginals, where a value no hypothesis has gets probability exactly 0)."""
         groups = [g for g in self.space.lowering.groups
                   if g.name.split("[")[0].split(".")[0] in names]
+        if self.backend == "sdd":
+            m = self.marginals()
+            return all(sum(1 for p in m[g.name].values() if p > 0) == 1 for g in groups)
         return all(sum(1 for node in g.nodes if self.count_with(node)) == 1 for g in groups)
 
     def top(self, k: int) -> list[tuple[dict[str, Any], float]]:
@@ -130,4 +228,19 @@ class CountedBelief:
         return [(self.space.lowering.decode(c), p) for c in found[:k]]
 
 
-__all__ = ["CountedBelief"]
+def prior_belief(game: Game, backend: str) -> Belief | CountedBelief:
+    """The belief before any observation on a backend: enum, sdd or cnf."""
+    return Belief.prior(game) if backend == "enum" else CountedBelief.prior(game, backend)
+
+
+def settle(belief: Belief | CountedBelief, limit: int | None = None) -> Belief | CountedBelief:
+    """A counted belief small enough to list (its list_limit, or `limit`) continues as an
+    enumerated one."""
+    if isinstance(belief, CountedBelief):
+        listed = belief.listed(limit)
+        if listed is not None:
+            return listed
+    return belief
+
+
+__all__ = ["CountedBelief", "LIST_LIMIT", "prior_belief", "settle"]

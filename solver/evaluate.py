@@ -26,7 +26,8 @@ from compiler.errors import SleuthError
 from compiler.game import Game
 from compiler.interpret import evaluate as interpret
 from solver.belief import Belief
-from solver.queries import Candidates, Query
+from solver.counted import CountedBelief
+from solver.queries import AnyBelief, Candidates, Query
 from solver.strategies import Strategy
 
 MAX_DEPTH = 1000
@@ -111,23 +112,48 @@ def has_stop(game: Game) -> bool:
 
 
 def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | None = None,
-                      seed: int = 0,
-                      progress: Callable[[int], None] | None = None) -> Evaluation:
-    """Play every secret (or `secrets` of them, seeded) against `strategy`, as one tree."""
+                      seed: int = 0, progress: Callable[[int], None] | None = None,
+                      root: AnyBelief | None = None) -> Evaluation:
+    """Play every secret (or `secrets` of them, seeded) against `strategy`, as one tree.
+    `root` is the starting belief (default: the enumerated prior; a CountedBelief
+    evaluates on the symbolic backend)."""
     start = time.perf_counter()
-    root = Belief.prior(game)
-    targets = root.index
-    if secrets is not None and secrets < root.size:
-        rng = np.random.default_rng(seed)
-        targets = np.sort(rng.choice(root.index, size=secrets, replace=False))
-    walker = _Walker(game, strategy, Stopper(game), progress)
-    first = walker.walk(root, targets, 0)
+    root = strategy.prepared(Belief.prior(game) if root is None else root)
+    if isinstance(root, CountedBelief):
+        if secrets is None:
+            raise SleuthError(f"the symbolic backend cannot play all {root.size:,} secrets",
+                              hint="evaluate a seeded sample with --secrets N")
+        ranks = _distinct_samples(root, min(secrets, root.size), seed)
+        keys = np.arange(len(ranks), dtype=np.int64)
+    else:
+        index = root.index
+        if secrets is not None and secrets < root.size:
+            rng = np.random.default_rng(seed)
+            index = np.sort(rng.choice(root.index, size=secrets, replace=False))
+        ranks, keys = root.game.hypotheses.ranks[index], index
+    walker = _Walker(game, strategy, Stopper(game), progress, ranks)
+    first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
+    lengths = {int(keys[t]): n for t, n in walker.lengths.items()}
     c = strategy.candidates
     weights = {} if game.model.prior is None else {
-        int(h): float(game.prior[h]) for h in walker.lengths}
-    return Evaluation(spec, strategy.name, c.guesses, walker.lengths,
+        int(h): float(root.game.prior[h]) for h in lengths}
+    return Evaluation(spec, strategy.name, c.guesses, lengths,
                       _query_json(c, first) if first else {}, time.perf_counter() - start,
                       weights)
+
+
+def _distinct_samples(belief: CountedBelief, n: int, seed: int) -> np.ndarray:
+    """n distinct hypotheses (product ranks), uniformly: exact samples from the diagram
+    with duplicates rejected."""
+    rng = np.random.default_rng(seed)
+    found: dict[int, None] = {}
+    while len(found) < n:
+        for r in belief.space.sample_ranks(belief.diagram, 2 * (n - len(found)),
+                                           int(rng.integers(2**63))):
+            found.setdefault(r)
+            if len(found) == n:
+                break
+    return np.array(list(found), dtype=np.int64)
 
 
 def _query_json(c: Candidates, q: Query) -> dict[str, Any]:
@@ -135,23 +161,29 @@ def _query_json(c: Candidates, q: Query) -> dict[str, Any]:
 
 
 class _Walker:
+    """The recursion; targets are ids into `ranks` (the secrets' product ranks), found in
+    whichever game a node's belief lists (the game, or a restricted one)."""
+
     def __init__(self, game: Game, strategy: Strategy, stops: Stopper,
-                 progress: Callable[[int], None] | None):
+                 progress: Callable[[int], None] | None, ranks: np.ndarray):
         self.game = game
         self.strategy = strategy
         self.stops = stops
         self.progress = progress
         self.stop_game = has_stop(game)
+        self.ranks = ranks
         self.lengths: dict[int, int] = {}
+        self._targets: Game | None = None  # the targets as a table, for counted nodes
 
     def finish(self, targets: np.ndarray, depth: int) -> None:
-        for h in targets.tolist():
-            self.lengths[h] = depth
+        for t in targets.tolist():
+            self.lengths[t] = depth
         if self.progress:
             self.progress(len(targets))
 
-    def walk(self, belief: Belief, targets: np.ndarray, depth: int) -> Query | None:
+    def walk(self, belief: AnyBelief, targets: np.ndarray, depth: int) -> Query | None:
         """Solve the subtree at `belief` for `targets`; returns the query chosen here."""
+        belief = self.strategy.prepared(belief)
         if not self.stop_game and belief.determined(self.game.model.identify):
             self.finish(targets, depth)
             return None
@@ -167,22 +199,47 @@ class _Walker:
                 f"the strategy chose '{query.action}', whose answer is random; exact "
                 "evaluation enumerates deterministic feedback only",
                 hint="use `sleuth solve --seed` to simulate games with random answers")
-        codes = self.strategy.candidates.query_codes(query, belief.index)
-        target_codes = codes[np.searchsorted(belief.index, targets)]
-        for code in np.unique(target_codes).tolist():
+        if isinstance(belief, CountedBelief):
+            target_codes = self.target_codes(query, targets)
+            children = ((code, lambda code=code: self.counted_child(belief, query, code))
+                        for code in np.unique(target_codes).tolist())
+        else:
+            codes = self.strategy.candidates.query_codes(query, belief)
+            where = np.searchsorted(belief.game.hypotheses.ranks, self.ranks[targets])
+            target_codes = codes[np.searchsorted(belief.index, where)]
+            children = ((code, lambda code=code: self.listed_child(belief, codes, code))
+                        for code in np.unique(target_codes).tolist())
+        for code, child in children:
             mine = targets[target_codes == code]
             if self.stop_game and self.stops(query, code):
                 self.finish(mine, depth + 1)
                 continue
-            keep = codes == code
-            if keep.all() and self.strategy.deterministic:
+            after = child()
+            if after.size == belief.size and self.strategy.deterministic:
                 raise SleuthError(
                     f"strategy {self.strategy.name} makes no progress: "
                     f"{query.action} {self.strategy.candidates.args(query)} does not split "
                     f"{belief.size} remaining hypotheses",
                     hint="these hypotheses may be indistinguishable by any query")
-            self.walk(belief.restrict(keep, "feedback"), mine, depth + 1)
+            self.walk(after, mine, depth + 1)
         return query
+
+    @staticmethod
+    def listed_child(belief: Belief, codes: np.ndarray, code: int) -> Belief:
+        return belief.restrict(codes == code, "feedback")
+
+    def counted_child(self, belief: CountedBelief, query: Query, code: int) -> CountedBelief:
+        feedback = self.game.coder(query.action).decode(code)
+        args = self.strategy.candidates.args(query)
+        return belief.condition(belief.space.fact(query.action, args, feedback), "feedback",
+                                observed=(query.action, query.rank, code))
+
+    def target_codes(self, query: Query, targets: np.ndarray) -> np.ndarray:
+        """Feedback codes of a query on the targets, by the kernels on their own table."""
+        if self._targets is None:
+            self._targets = self.game.restricted(np.unique(self.ranks))
+        where = np.searchsorted(self._targets.hypotheses.ranks, self.ranks[targets])
+        return self._targets.feedback_matrix(query.action, np.array([query.rank]), where)[0]
 
 
 __all__ = ["Evaluation", "Stopper", "evaluate_strategy", "has_stop"]

@@ -188,8 +188,10 @@ def apply_event(belief: Belief | CountedBelief, event: Event) -> Belief | Counte
             raise ObservationError(f"{what}: the symbolic backend conditions on deterministic "
                                    "feedback; random answers need the enumerated backend",
                                    event.loc, hint="--backend enum")
+        observed = (event.action, game.space(event.action).rank(event.args),
+                    game.coder(event.action).encode(event.feedback))
         return belief.condition(belief.space.fact(event.action, event.args, event.feedback),
-                                what, event.loc)
+                                what, event.loc, observed)
     if event.feedback is not None:
         rank = game.space(event.action).rank(event.args)
         code = game.coder(event.action).encode(event.feedback)

@@ -38,7 +38,7 @@ from solver.observe import (
     parse_query_text,
     query_text,
 )
-from solver.queries import Query
+from solver.queries import AnyBelief, Query
 from solver.session import Session
 from solver.strategies import Strategy
 
@@ -52,7 +52,7 @@ class Play:
     """The state of a play session: session steps, the belief, the pending query."""
 
     def __init__(self, game: Game, strategy: Strategy, session: Session, console: Console,
-                 as_json: bool = False):
+                 as_json: bool = False, root: AnyBelief | None = None):
         self.game = game
         self.strategy = strategy
         self.session = session
@@ -60,18 +60,19 @@ class Play:
         self.as_json = as_json
         self.stop_game = has_stop(game)
         self.stops = Stopper(game)
-        self.beliefs = [Belief.prior(game)]
+        self.beliefs: list[AnyBelief] = [
+            strategy.prepared(Belief.prior(game) if root is None else root)]
         self.events: list[Event] = []
         self.solved = False
         for event in session.events(game):
             self._apply(event)
 
     @property
-    def belief(self) -> Belief:
+    def belief(self) -> AnyBelief:
         return self.beliefs[-1]
 
     def _apply(self, event: Event) -> None:
-        self.beliefs.append(apply_event(self.belief, event))
+        self.beliefs.append(self.strategy.prepared(apply_event(self.belief, event)))
         self.events.append(event)
         self.solved = self._solved_by(event)
 

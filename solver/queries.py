@@ -10,7 +10,8 @@ For a belief, `parts` gives each candidate's outcome partition as a dense
 (queries x parts) matrix: integer hypothesis counts when the belief is
 uniform (so scores built from them tie exactly), weights otherwise. Parts
 come from a bincount of feedback codes, through a cached full feedback
-matrix when it fits the memory budget.
+matrix when it fits the memory budget; for a counted belief too large to
+list (symbolic backend), from exact model counts.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from compiler.domains import Domain
 from compiler.errors import BudgetError, SleuthError
 from compiler.game import Game
 from solver.belief import Belief
+from solver.counted import CountedBelief
 from solver.likelihood import answer_matrix
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
@@ -45,7 +47,7 @@ class Block:
 
     action: CheckedAction
     ranks: np.ndarray  # legal argument ranks, canonical order
-    hyp: np.ndarray  # hypothesis index each query equals, or -1
+    secret_like: bool  # its arguments have the secret's domains: a query can be a secret
 
     @property
     def deterministic(self) -> bool:
@@ -71,8 +73,18 @@ def can_be_secret(game: Game, action: CheckedAction) -> bool:
         same_domain(a.domain, v.domain) for a, v in zip(action.args, secret, strict=True))
 
 
+AnyBelief = Belief | CountedBelief
+
+
 class Candidates:
-    """Every legal query of a game, with the machinery to score them against a belief."""
+    """Every legal query of a game, with the machinery to score them against a belief.
+
+    Everything that depends on the hypotheses follows `belief.game`: the game
+    itself, or (symbolic backend) a restricted game whose table lists exactly a
+    counted belief's hypotheses. A query that can be a secret has the same rank
+    in its argument product as that secret in the secret's product, which is how
+    queries are matched to hypotheses on every backend.
+    """
 
     def __init__(self, game: Game, guesses: str = "any"):
         if guesses not in ("any", "consistent"):
@@ -80,16 +92,20 @@ class Candidates:
         self.game = game
         self.guesses = guesses
         self.blocks = [self._block(a) for a in game.model.queries]
-        if guesses == "consistent" and not any((b.hyp >= 0).any() for b in self.blocks):
+        if guesses == "consistent" and not self.any_secret_like:
             raise SleuthError(
                 "--guesses consistent needs a query that can be a secret (arguments with the "
                 "secret variables' domains, in order); this spec has none",
                 hint="use --guesses any")
-        self._matrices: dict[str, np.ndarray | None] = {}
+        self._per_game: dict[tuple[str, str, int], tuple[Game, Any]] = {}
 
     @property
     def size(self) -> int:
         return sum(len(b.ranks) for b in self.blocks)
+
+    @property
+    def any_secret_like(self) -> bool:
+        return any(b.secret_like and len(b.ranks) for b in self.blocks)
 
     def _block(self, action: CheckedAction) -> Block:
         space = self.game.space(action.name)
@@ -99,88 +115,116 @@ class Candidates:
                 "to find the legal queries", action.loc,
                 hint="narrow the argument domains (set sizes, ranges) or the params (--set)")
         ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
-        return Block(action, ranks, self._as_hypotheses(action, ranks))
+        return Block(action, ranks, can_be_secret(self.game, action))
 
-    def _as_hypotheses(self, action: CheckedAction, ranks: np.ndarray) -> np.ndarray:
-        if not can_be_secret(self.game, action):
-            return np.full(len(ranks), -1, dtype=np.int64)
-        table = self.game.hypotheses.ranks
-        pos = np.minimum(np.searchsorted(table, ranks), len(table) - 1)
-        return np.where(table[pos] == ranks, pos, -1).astype(np.int64)
+    def _cached(self, kind: str, block: Block, game: Game, make) -> Any:
+        """Per-(block, game) results; besides the root game's, only the latest game's are
+        kept (restricted games come and go with counted beliefs)."""
+        key = (kind, block.action.name, id(game))
+        if key not in self._per_game:
+            if game is not self.game:
+                self._per_game = {k: v for k, v in self._per_game.items()
+                                  if v[0] is self.game or v[0] is game}
+            self._per_game[key] = (game, make())
+        return self._per_game[key][1]
+
+    def hyp(self, block: Block, game: Game) -> np.ndarray:
+        """Index in game's hypothesis table of the secret each query equals, or -1."""
+        def make() -> np.ndarray:
+            if not block.secret_like:
+                return np.full(len(block.ranks), -1, dtype=np.int64)
+            table = game.hypotheses.ranks
+            pos = np.minimum(np.searchsorted(table, block.ranks), len(table) - 1)
+            return np.where(table[pos] == block.ranks, pos, -1).astype(np.int64)
+
+        return self._cached("hyp", block, game, make)
 
     # -- which queries are allowed now
 
-    def allowed(self, block: Block, belief: Belief) -> np.ndarray:
+    def allowed(self, block: Block, belief: AnyBelief) -> np.ndarray:
         """Positions in `block` a strategy may choose for this belief (all, or consistent)."""
         if self.guesses == "any":
             return np.arange(len(block.ranks))
         return np.flatnonzero(self.possible(block, belief))
 
-    def possible(self, block: Block, belief: Belief) -> np.ndarray:
-        """Which queries of the block are still possible secrets."""
-        if not (block.hyp >= 0).any():
-            return np.zeros(len(block.ranks), dtype=bool)
-        alive = np.zeros(self.game.hypotheses.size, dtype=bool)
+    def possible(self, block: Block, belief: AnyBelief,
+                 positions: np.ndarray | None = None) -> np.ndarray:
+        """Which queries of the block (at `positions`, default all) are still possible
+        secrets."""
+        n = len(block.ranks) if positions is None else len(positions)
+        if not block.secret_like or n == 0:
+            return np.zeros(n, dtype=bool)
+        if isinstance(belief, CountedBelief):
+            ranks = block.ranks if positions is None else block.ranks[positions]
+            return belief.contains(ranks)
+        hyp = self.hyp(block, belief.game)
+        if positions is not None:
+            hyp = hyp[positions]
+        alive = np.zeros(belief.game.hypotheses.size, dtype=bool)
         alive[belief.index] = True
-        return (block.hyp >= 0) & alive[np.maximum(block.hyp, 0)]
+        return (hyp >= 0) & alive[np.maximum(hyp, 0)]
 
     def args(self, query: Query) -> dict[str, Any]:
         return self.game.space(query.action).value(query.rank)
 
     # -- outcomes
 
-    def codes(self, block: Block, positions: np.ndarray, index: np.ndarray) -> np.ndarray:
+    def codes(self, block: Block, positions: np.ndarray, game: Game,
+              index: np.ndarray) -> np.ndarray:
         """Feedback codes (len(positions), len(index)) of a deterministic block."""
-        full = self._matrix(block)
+        full = self._matrix(block, game)
         if full is not None:
             if len(positions) == len(block.ranks):  # all of them: skip a gather
                 return full[:, index]
             return full[np.ix_(positions, index)]
-        return self.game.feedback_matrix(block.action.name, block.ranks[positions], index)
+        return game.feedback_matrix(block.action.name, block.ranks[positions], index)
 
-    def query_codes(self, query: Query, index: np.ndarray) -> np.ndarray:
-        """Feedback codes of one query on the hypotheses at `index`."""
+    def query_codes(self, query: Query, belief: Belief) -> np.ndarray:
+        """Feedback codes of one query on the belief's hypotheses."""
+        game, index = belief.game, belief.index
         for b in self.blocks:
             if b.action.name == query.action:
                 pos = np.searchsorted(b.ranks, query.rank)
                 if pos < len(b.ranks) and b.ranks[pos] == query.rank:
-                    return self.codes(b, np.array([pos]), index)[0]
-        return self.game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
+                    return self.codes(b, np.array([pos]), game, index)[0]
+        return game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
 
-    def _matrix(self, block: Block) -> np.ndarray | None:
+    def _matrix(self, block: Block, game: Game) -> np.ndarray | None:
         """The block's full feedback matrix (queries x all hypotheses), if it fits."""
-        name = block.action.name
-        if name not in self._matrices:
-            coder = self.game.coder(name)
-            need = len(block.ranks) * self.game.hypotheses.size * coder.dtype.itemsize
-            self._matrices[name] = (self.game.feedback_matrix(name, block.ranks)
-                                    if need <= self.game.budget.memory_bytes // 2 else None)
-        return self._matrices[name]
+        def make() -> np.ndarray | None:
+            coder = game.coder(block.action.name)
+            need = len(block.ranks) * game.hypotheses.size * coder.dtype.itemsize
+            return (game.feedback_matrix(block.action.name, block.ranks)
+                    if need <= game.budget.memory_bytes // 2 else None)
 
-    def parts(self, block: Block, positions: np.ndarray, belief: Belief,
-              index: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+        return self._cached("matrix", block, game, make)
+
+    def parts(self, block: Block, positions: np.ndarray, belief: AnyBelief) -> np.ndarray:
         """Outcome partition of each query at `positions`: (queries, parts) counts
-        (uniform belief) or probability masses. `index`/`weights` override the belief's
-        hypotheses (a sample of them, for instance)."""
-        if index is None:
-            index = belief.index
-            weights = None if belief.uniform else belief.probabilities()
+        (uniform belief) or probability masses. A counted belief too large to list is
+        partitioned by exact model counts, one conditioned count per feedback."""
         assert block.deterministic, "responses are scored from their answer tables"
-        radix = self.game.coder(block.action.name).size
+        if isinstance(belief, CountedBelief):
+            return belief.partition_counts(block.action.name,
+                                           [self.args(Query(block.action.name, int(r)))
+                                            for r in block.ranks[positions]])
+        index, game = belief.index, belief.game
+        weights = None if belief.uniform else belief.probabilities()
+        radix = game.coder(block.action.name).size
         out = []
-        step = max(1, (self.game.budget.memory_bytes // 16) // max(1, len(index)))
+        step = max(1, (game.budget.memory_bytes // 16) // max(1, len(index)))
         for lo in range(0, len(positions), step):
-            codes = self.codes(block, positions[lo:lo + step], index)
+            codes = self.codes(block, positions[lo:lo + step], game, index)
             out.append(_count_parts(codes, radix, weights))
         width = max(o.shape[1] for o in out)
         parts = out[0] if len(out) == 1 else np.concatenate(
             [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
         return parts[:, parts.any(axis=0)]  # feedbacks no query produces: dropped
 
-    def answer_table(self, block: Block, position: int, index: np.ndarray) -> np.ndarray:
-        """P(answer | h) for a response query: (possible answers, hypotheses at index)."""
+    def answer_table(self, block: Block, position: int, belief: Belief) -> np.ndarray:
+        """P(answer | h) for a response query: (possible answers, the belief's hypotheses)."""
         args = self.game.space(block.action.name).value(int(block.ranks[position]))
-        return answer_matrix(self.game, block.action.name, args, index)[1]
+        return answer_matrix(belief.game, block.action.name, args, belief.index)[1]
 
 
 def _count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:

@@ -32,10 +32,12 @@ import numpy as np
 
 from compiler.errors import SleuthError
 from solver.belief import Belief
-from solver.queries import Block, Candidates, Query
+from solver.counted import CountedBelief, settle
+from solver.queries import AnyBelief, Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
 SCORING_SHARE = 0.85  # of an ises-sampled budget spent scoring; the rest picks and returns
+SAMPLING_SHARE = 0.4  # of it at most spent drawing states from a decision diagram
 FIRST_BATCH = 16
 ENTROPY_TIE = 1e-9  # near-ties of Σ n log n, then settled exactly
 
@@ -50,8 +52,13 @@ class Strategy:
         self.candidates = candidates
         self.seed = seed
 
-    def choose(self, belief: Belief) -> Query:
+    def choose(self, belief: AnyBelief) -> Query:
         raise NotImplementedError
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        """The belief in the form this strategy works on: a counted belief small enough
+        to list becomes an enumerated one."""
+        return settle(belief)
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -71,7 +78,16 @@ class ScoringStrategy(Strategy):
 
     exact = False  # whether scores of uniform partitions are already exact integers
 
-    def choose(self, belief: Belief) -> Query:
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        # Exhaustive scoring lists a counted belief whenever the enumeration budget allows:
+        # the kernels score far faster than one model count per query and feedback.
+        if isinstance(belief, CountedBelief):
+            return settle(belief, max(self.candidates.game.budget.max_hypotheses,
+                                      belief.list_limit))
+        return belief
+
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
         if belief.size == 1:
             # Every query has one outcome: all scores tie and K decides.
             scored = [Scored(b, pos, np.zeros(len(pos)), None) for b in self.candidates.blocks
@@ -81,22 +97,22 @@ class ScoringStrategy(Strategy):
                   for b in self.candidates.blocks]
         return self.pick([s for s in scored if len(s.positions)], belief)
 
-    def score_block(self, block: Block, positions: np.ndarray, belief: Belief,
-                    index: np.ndarray | None = None,
-                    weights: np.ndarray | None = None) -> Scored:
+    def score_block(self, block: Block, positions: np.ndarray, belief: AnyBelief) -> Scored:
+        """Scores of the block's queries at `positions` against `belief` (the information
+        set itself, or a sample of it)."""
         if not len(positions):
             return Scored(block, positions, np.zeros(0), None)
-        if index is None:
-            index = belief.index
-            weights = None if belief.uniform else belief.probabilities()
         if block.deterministic:
-            parts = self.candidates.parts(block, positions, belief, index, weights)
-            uniform = weights is None
-            return Scored(block, positions, self.score_parts(parts, uniform, len(index)),
-                          parts if uniform else None)
-        w = np.full(len(index), 1.0 / len(index)) if weights is None else weights
-        scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), index),
-                                              w, len(index)) for p in positions])
+            parts = self.candidates.parts(block, positions, belief)
+            return Scored(block, positions, self.score_parts(parts, belief.uniform, belief.size),
+                          parts if belief.uniform else None)
+        if isinstance(belief, CountedBelief):
+            raise SleuthError(f"'{block.action.name}' has random answers, which are scored on "
+                              f"listed hypotheses; this information set has {belief.size:,}",
+                              hint="use --strategy ises-sampled, or the enumerated backend")
+        w = belief.probabilities()
+        scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), belief),
+                                              w, belief.size) for p in positions])
         return Scored(block, positions, scores, None)
 
     def score_parts(self, parts: np.ndarray, uniform: bool, n: int) -> np.ndarray:
@@ -105,7 +121,7 @@ class ScoringStrategy(Strategy):
     def score_answers(self, p: np.ndarray, w: np.ndarray, n: int) -> float:
         raise NotImplementedError
 
-    def pick(self, scored: list[Scored], belief: Belief) -> Query:
+    def pick(self, scored: list[Scored], belief: AnyBelief) -> Query:
         if not scored:
             raise SleuthError("no legal query is allowed here",
                               hint="with --guesses consistent, a query must be a possible "
@@ -202,13 +218,13 @@ class Entropy(ScoringStrategy):
                 for (s, t), r in zip(exact, rows, strict=True)]
 
 
-def pick_by_k(candidates: Candidates, tied: list[Scored], belief: Belief) -> Query:
+def pick_by_k(candidates: Candidates, tied: list[Scored], belief: AnyBelief) -> Query:
     """Tie-break K: the first possible secret in canonical order, else the first query."""
     for prefer_possible in (True, False):
         for s in tied:
             pos = s.positions
             if prefer_possible:
-                pos = pos[candidates.possible(s.block, belief)[pos]]
+                pos = pos[candidates.possible(s.block, belief, pos)]
             if len(pos):
                 return Query(s.block.action.name, int(s.block.ranks[pos[0]]))
     raise AssertionError("a tie group cannot be empty")
@@ -274,12 +290,16 @@ class ISESSampled(Entropy):
         self.budget = budget
         self.last_scored = 0  # queries scored in the last decision (for benchmarks)
 
-    def choose(self, belief: Belief) -> Query:
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        return settle(belief)  # listed only up to its list_limit: states are sampled
+
+    def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
+        belief = self.prepared(belief)
         if belief.size == 1:
             self.last_scored = 0
             return super().choose(belief)  # every query ties: K decides, no scoring needed
-        index, weights = self.sample_states(belief)
+        sample = self.sample_states(belief, start)
         order = [(b, self.rng.permutation(self.candidates.allowed(b, belief)))
                  for b in self.candidates.blocks]
         pool = [(b, p) for b, p in order if len(p)]
@@ -299,7 +319,7 @@ class ISESSampled(Entropy):
                     batch = FIRST_BATCH
                 chunk = np.sort(positions[lo:lo + batch])
                 t0 = time.perf_counter()
-                scored.append(self.score_block(block, chunk, belief, index, weights))
+                scored.append(self.score_block(block, chunk, sample))
                 per_query = max(per_query, (time.perf_counter() - t0) / len(chunk))
                 lo += len(chunk)
                 done += len(chunk)
@@ -308,12 +328,18 @@ class ISESSampled(Entropy):
         self.last_scored = done
         return self.pick(scored, belief)
 
-    def sample_states(self, belief: Belief) -> tuple[np.ndarray, np.ndarray | None]:
+    def sample_states(self, belief: AnyBelief, start: float) -> Belief:
+        """The states to score against, as a belief: all of them when there are at most m;
+        else m drawn by weight without replacement (enumerated), or drawn uniformly from
+        the diagram with replacement, within SAMPLING_SHARE of the budget (counted)."""
+        if isinstance(belief, CountedBelief):
+            return belief.sampled(self.states, int(self.rng.integers(2**63)),
+                                  deadline=start + SAMPLING_SHARE * self.budget)
         if belief.size <= self.states:
-            return belief.index, None if belief.uniform else belief.probabilities()
+            return belief
         p = None if belief.uniform else belief.probabilities()
         chosen = self.rng.choice(belief.size, size=self.states, replace=False, p=p)
-        return belief.index[np.sort(chosen)], None
+        return Belief(belief.game, belief.index[np.sort(chosen)])
 
     def _limit(self, pool, n):
         out, left = [], n
@@ -360,12 +386,13 @@ class RandomQuery(Strategy):
         super().__init__(candidates, seed)
         self.rng = np.random.default_rng(seed)
 
-    def choose(self, belief: Belief) -> Query:
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
         options = []
         for b in self.candidates.blocks:
             pos = self.candidates.allowed(b, belief)
             if self.consistent_only:
-                pos = pos[self.candidates.possible(b, belief)[pos]]
+                pos = pos[self.candidates.possible(b, belief, pos)]
             options.append((b, pos))
         total = sum(len(p) for _, p in options)
         if total == 0:
@@ -402,7 +429,7 @@ def make_strategy(name: str, candidates: Candidates, seed: int = 0, **options) -
     cls = STRATEGIES[name]
     if cls is ISESSampled:
         return ISESSampled(candidates, seed, **options)
-    if name == "random-consistent" and not any((b.hyp >= 0).any() for b in candidates.blocks):
+    if name == "random-consistent" and not candidates.any_secret_like:
         raise SleuthError("random-consistent needs a query that can be a secret (arguments "
                           "with the secret variables' domains); this spec has none",
                           hint="use random")

@@ -24,7 +24,7 @@ from solver.belief import Belief
 from solver.evaluate import Stopper, has_stop
 from solver.likelihood import answer_matrix, answer_value
 from solver.observe import Event, apply_event, assign_words, split_words
-from solver.queries import Query
+from solver.queries import AnyBelief, Query
 from solver.strategies import Strategy
 
 
@@ -55,9 +55,11 @@ class Transcript:
                 "solved": self.solved, "steps": [s.to_json() for s in self.steps]}
 
 
-def parse_secret(game: Game, items: tuple[str, ...] | list[str]) -> int:
+def parse_secret(game: Game, items: tuple[str, ...] | list[str],
+                 listed: bool = True) -> tuple[Game, int]:
     """`--secret name=value` (or one bare value when the secret has one variable) -> the
-    hypothesis index."""
+    game whose hypothesis table holds it and its index there: the game itself, or (when
+    the hypotheses are not `listed`: the symbolic backend) a one-hypothesis table."""
     variables = game.model.secret
     names = [v.name for v in variables]
     words = [w for item in items for w in split_words(item)]
@@ -72,15 +74,27 @@ def parse_secret(game: Game, items: tuple[str, ...] | list[str]) -> int:
             values[v.name] = coerce_text(v.domain, raw[v.name])
         except ValueError as err:
             raise ObservationError(f"--secret {v.name}: {err}") from None
-    return hypothesis_index(game, values)
+    if listed:
+        return game, hypothesis_index(game, values)
+    rank = hypothesis_rank(game, values)
+    if not game.consistent(np.array([rank], dtype=np.int64))[0]:
+        raise ObservationError("that secret violates the spec's constraints",
+                               hint="it is not one of the hypotheses")
+    return game.restricted(np.array([rank], dtype=np.int64)), 0
 
 
-def hypothesis_index(game: Game, values: dict[str, Any]) -> int:
-    """Index in the hypothesis table of a secret given as plain values."""
+def hypothesis_rank(game: Game, values: dict[str, Any]) -> int:
+    """Rank in the product of the secret's domains of a secret given as plain values."""
     rank = 0
     for v in game.model.secret:
         value = coerce(v.domain, values[v.name])
         rank = rank * domain_size(v.domain) + rank_of(v.domain, value)
+    return rank
+
+
+def hypothesis_index(game: Game, values: dict[str, Any]) -> int:
+    """Index in the hypothesis table of a secret given as plain values."""
+    rank = hypothesis_rank(game, values)
     table = game.hypotheses.ranks
     pos = int(np.searchsorted(table, rank))
     if pos >= len(table) or table[pos] != rank:
@@ -107,14 +121,16 @@ def outcome(game: Game, query: Query, args: dict[str, Any], secret: int,
 
 
 def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
-                max_steps: int = 100,
-                progress: Callable[[int], None] | None = None) -> Transcript:
-    """The strategy's game against `secret`, step by step (`progress(k)` before query k)."""
+                max_steps: int = 100, progress: Callable[[int], None] | None = None,
+                root: AnyBelief | None = None, secret_game: Game | None = None) -> Transcript:
+    """The strategy's game against hypothesis `secret` of `secret_game` (default: the game),
+    step by step from `root` (default: the enumerated prior; `progress(k)` before query k)."""
     rng = np.random.default_rng(seed)
-    belief = Belief.prior(game)
+    belief = Belief.prior(game) if root is None else root
+    secret_game = secret_game or game
     stop, stops = has_stop(game), Stopper(game)
     limit = min(max_steps, game.model.max_queries or max_steps)
-    t = Transcript(game.hypotheses.value(secret), belief.size, belief.entropy_bits())
+    t = Transcript(secret_game.hypotheses.value(secret), belief.size, belief.entropy_bits())
     while len(t.steps) < limit:
         if not stop and belief.determined(game.model.identify):
             t.solved = True
@@ -122,10 +138,10 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
         if progress:
             progress(len(t.steps) + 1)
         query = strategy.choose(belief)
-        event = outcome(game, query, strategy.candidates.args(query), secret, rng)
+        event = outcome(secret_game, query, strategy.candidates.args(query), secret, rng)
         after = apply_event(belief, event)
         t.steps.append(Step(event, after.size, after.entropy_bits(), after.kl_bits(belief)))
-        belief = after
+        belief = strategy.prepared(after)
         if stop and event.feedback is not None and stops(
                 query, game.coder(query.action).encode(event.feedback)):
             t.solved = True
@@ -135,4 +151,5 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
     return t
 
 
-__all__ = ["Step", "Transcript", "hypothesis_index", "outcome", "parse_secret", "play_secret"]
+__all__ = ["Step", "Transcript", "hypothesis_index", "hypothesis_rank", "outcome", "parse_secret",
+           "play_secret"]
