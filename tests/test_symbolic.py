@@ -191,3 +191,5 @@ def test_every_backend_agrees(name, data):
     for var, dist in sdd.marginals().items():
         for value, p in dist.items():
             assert p == pytest.approx(expected[var][value], abs=1e-12), (var, value)
+    listed = sdd.listed(limit=enum.size)  # the diagram's models, listed
+    assert np.array_equal(listed.game.hypotheses.ranks, g.hypotheses.ranks[enum.index])
