@@ -60,10 +60,11 @@ def unrank_product(domains: list[Domain], ranks: np.ndarray) -> list[Any]:
     """Encoded columns (one per domain) of the product at the given ranks."""
     out = []
     r = ranks
-    for d in reversed(domains):
-        n = domain_size(d)
-        out.append(compact(d.type, unrank(d, r % n)))
-        r = r // n
+    for k in range(len(domains) - 1, -1, -1):
+        n = domain_size(domains[k])
+        # The most significant rank needs no modulo (and its domain may have 2**63 values).
+        out.append(compact(domains[k].type, unrank(domains[k], r % n if k else r)))
+        r = r // n if k else r
     return list(reversed(out))
 
 

@@ -73,6 +73,8 @@ def load_game_text(text: str, file: str = "<spec>", overrides: dict[str, Any] | 
 class Game:
     """A checked game with its enumerated hypothesis space."""
 
+    transient = False  # see `restricted`
+
     def __init__(self, model: Model, budget: Budget):
         self.model = model
         self.budget = budget
@@ -104,13 +106,15 @@ class Game:
         """The same hypothesis space as a decision diagram (compiler/symbolic.py)."""
         return SymbolicSpace(self.model)
 
-    def restricted(self, ranks: np.ndarray) -> Game:
+    def restricted(self, ranks: np.ndarray, transient: bool = False) -> Game:
         """The same game whose hypothesis table holds only the hypotheses at these product
         ranks (sorted, distinct, consistent): how an information set counted on the
-        symbolic backend, once small enough to list, is handed to the kernels."""
+        symbolic backend, once small enough to list, is handed to the kernels.
+        `transient`: made for one computation (a sample), not worth caching matrices for."""
         sub = Game(self.model, self.budget)
+        sub.transient = transient
         sub.compiler = self.compiler
-        sub._cache = {k: v for k, v in self._cache.items() if k[0] in ("space", "coder")}
+        sub.space, sub.coder = self.space, self.coder  # shared: they do not depend on it
         sub.__dict__["hypotheses"] = table_from_ranks(self.model, ranks)
         if "symbolic" in self.__dict__:
             sub.__dict__["symbolic"] = self.symbolic

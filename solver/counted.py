@@ -144,7 +144,7 @@ class CountedBelief:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         ranks, counts = np.unique(np.asarray(drawn, dtype=np.int64), return_counts=True)
-        game = self.game.restricted(ranks)
+        game = self.game.restricted(ranks, transient=True)
         index = np.arange(len(ranks), dtype=np.int64)
         if np.all(counts == counts[0]):
             return Belief(game, index)

@@ -190,7 +190,11 @@ class Candidates:
         return game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
 
     def _matrix(self, block: Block, game: Game) -> np.ndarray | None:
-        """The block's full feedback matrix (queries x all hypotheses), if it fits."""
+        """The block's full feedback matrix (queries x all hypotheses), if it fits and the
+        game is not a transient one (a sample, scored once, maybe only in part)."""
+        if game.transient:
+            return None
+
         def make() -> np.ndarray | None:
             coder = game.coder(block.action.name)
             need = len(block.ranks) * game.hypotheses.size * coder.dtype.itemsize

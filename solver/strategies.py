@@ -309,20 +309,25 @@ class ISESSampled(Entropy):
         deadline = start + SCORING_SHARE * self.budget
         per_query, done = 0.0, 0
         for block, positions in pool:
-            lo = 0
+            lo, batches = 0, 0
             while lo < len(positions):
-                if done:  # size the batch to end before the deadline
+                if done and time.perf_counter() >= deadline:
+                    break
+                if batches < 2:
+                    # Two small batches per block: the first also pays for setting up (the
+                    # block's feedback matrix over the states), the second measures the rate.
+                    batch = FIRST_BATCH
+                else:  # sized to end before the deadline
                     batch = int(0.8 * (deadline - time.perf_counter()) / max(per_query, 1e-9))
                     if batch < 1:
                         break
-                else:
-                    batch = FIRST_BATCH
                 chunk = np.sort(positions[lo:lo + batch])
                 t0 = time.perf_counter()
                 scored.append(self.score_block(block, chunk, sample))
-                per_query = max(per_query, (time.perf_counter() - t0) / len(chunk))
+                per_query = (time.perf_counter() - t0) / len(chunk)
                 lo += len(chunk)
                 done += len(chunk)
+                batches += 1
             if done and time.perf_counter() >= deadline:
                 break
         self.last_scored = done
