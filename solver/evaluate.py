@@ -20,14 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from compiler import ir
 from compiler.domains import show_value
 from compiler.errors import SleuthError
 from compiler.game import Game
-from compiler.interpret import evaluate as interpret
 from solver.belief import Belief
 from solver.counted import CountedBelief
-from solver.queries import AnyBelief, Candidates, Query
+from solver.queries import AnyBelief, Candidates, Query, Stopper, has_stop
 from solver.strategies import Strategy
 
 MAX_DEPTH = 1000
@@ -77,38 +75,6 @@ class Evaluation:
             w = sum(self.weights.values())
             out["expected"] = sum(self.weights[h] * n for h, n in self.lengths.items()) / w
         return out
-
-
-class Stopper:
-    """Whether a query's feedback (by code) satisfies the goal's `stop_when`."""
-
-    def __init__(self, game: Game):
-        self.game = game
-        self.cache: dict[tuple[str, int, int], bool] = {}
-
-    def __call__(self, query: Query, code: int) -> bool:
-        action = self.game.model.action(query.action)
-        if action.stop_when is None:
-            return False
-        rank = query.rank if _uses_args(action.stop_when) else -1
-        key = (query.action, rank, code)
-        if key not in self.cache:
-            env = dict(self.game.space(query.action).value(rank)) if rank >= 0 else {}
-            feedback = self.game.coder(query.action).decode(code)
-            for name, uid, _ in action.feedback or []:
-                env[uid] = feedback[name]
-            self.cache[key] = bool(interpret(action.stop_when, env))
-        return self.cache[key]
-
-
-def _uses_args(node: ir.Node) -> bool:
-    if isinstance(node, ir.Name) and node.ref is not None and node.ref[0] == "arg":
-        return True
-    return any(_uses_args(c) for c in ir.children(node))
-
-
-def has_stop(game: Game) -> bool:
-    return any(q.stop_when is not None for q in game.model.queries)
 
 
 def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | None = None,

@@ -28,7 +28,6 @@ from compiler.domains import show_value
 from compiler.errors import SleuthError
 from compiler.game import Game
 from solver.belief import Belief
-from solver.evaluate import Stopper, has_stop
 from solver.observe import (
     Event,
     apply_event,
@@ -38,7 +37,7 @@ from solver.observe import (
     parse_query_text,
     query_text,
 )
-from solver.queries import AnyBelief, Query
+from solver.queries import AnyBelief, Query, Stopper, has_stop
 from solver.session import Session
 from solver.strategies import Strategy
 

@@ -21,10 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from compiler import ir
 from compiler.check import CheckedAction
 from compiler.domains import Domain
 from compiler.errors import BudgetError, SleuthError
 from compiler.game import Game
+from compiler.interpret import evaluate as interpret
 from solver.belief import Belief
 from solver.counted import CountedBelief
 from solver.likelihood import answer_matrix
@@ -76,6 +78,40 @@ def can_be_secret(game: Game, action: CheckedAction) -> bool:
 AnyBelief = Belief | CountedBelief
 
 
+class Stopper:
+    """Whether a query's feedback (by code) satisfies the goal's `stop_when`."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.cache: dict[tuple[str, int, int], bool] = {}
+
+    def __call__(self, query: Query, code: int) -> bool:
+        action = self.game.model.action(query.action)
+        if action.stop_when is None:
+            return False
+        rank = query.rank if _uses_args(action.stop_when) else -1
+        key = (query.action, rank, code)
+        if key not in self.cache:
+            env = dict(self.game.space(query.action).value(rank)) if rank >= 0 else {}
+            feedback = self.game.coder(query.action).decode(code)
+            for name, uid, _ in action.feedback or []:
+                env[uid] = feedback[name]
+            self.cache[key] = bool(interpret(action.stop_when, env))
+        return self.cache[key]
+
+
+def _uses_args(node: ir.Node) -> bool:
+    if isinstance(node, ir.Name) and node.ref is not None and node.ref[0] == "arg":
+        return True
+    return any(_uses_args(c) for c in ir.children(node))
+
+
+def has_stop(game: Game) -> bool:
+    return any(q.stop_when is not None for q in game.model.queries)
+
+
+
+
 class Candidates:
     """Every legal query of a game, with the machinery to score them against a belief.
 
@@ -98,6 +134,7 @@ class Candidates:
                 "secret variables' domains, in order); this spec has none",
                 hint="use --guesses any")
         self._per_game: dict[tuple[str, str, int], tuple[Game, Any]] = {}
+        self.stops = Stopper(game)
 
     @property
     def size(self) -> int:
@@ -163,6 +200,24 @@ class Candidates:
         alive = np.zeros(belief.game.hypotheses.size, dtype=bool)
         alive[belief.index] = True
         return (hyp >= 0) & alive[np.maximum(hyp, 0)]
+
+    def preferred(self, block: Block, belief: AnyBelief, positions: np.ndarray) -> np.ndarray:
+        """Tie-break K's first preference among the block's queries at `positions`: still a
+        possible secret; in a spec none of whose queries can be a secret, one whose
+        feedback ends the game (`stop_when`) under some remaining hypothesis (a listed
+        belief's; a counted one too large to list prefers none)."""
+        if self.any_secret_like:
+            return self.possible(block, belief, positions)
+        no = np.zeros(len(positions), dtype=bool)
+        if block.action.stop_when is None or not block.deterministic or not len(positions) \
+                or isinstance(belief, CountedBelief):
+            return no
+        codes = self.codes(block, positions, belief.game, belief.index)
+        out = no.copy()
+        for i, row in enumerate(codes):
+            query = Query(block.action.name, int(block.ranks[positions[i]]))
+            out[i] = any(self.stops(query, int(c)) for c in np.unique(row).tolist())
+        return out
 
     def args(self, query: Query) -> dict[str, Any]:
         return self.game.space(query.action).value(query.rank)
@@ -244,4 +299,5 @@ def _count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> n
     return counts.reshape(rows, radix)
 
 
-__all__ = ["Block", "Candidates", "Query", "can_be_secret", "same_domain"]
+__all__ = ["AnyBelief", "Block", "Candidates", "Query", "Stopper", "can_be_secret", "has_stop",
+           "same_domain"]

@@ -219,12 +219,13 @@ class Entropy(ScoringStrategy):
 
 
 def pick_by_k(candidates: Candidates, tied: list[Scored], belief: AnyBelief) -> Query:
-    """Tie-break K: the first possible secret in canonical order, else the first query."""
-    for prefer_possible in (True, False):
+    """Tie-break K: the first possible secret in canonical order (in a spec whose queries
+    cannot be secrets: the first query that can end the game), else the first query."""
+    for prefer in (True, False):
         for s in tied:
             pos = s.positions
-            if prefer_possible:
-                pos = pos[candidates.possible(s.block, belief, pos)]
+            if prefer:
+                pos = pos[candidates.preferred(s.block, belief, pos)]
             if len(pos):
                 return Query(s.block.action.name, int(s.block.ranks[pos[0]]))
     raise AssertionError("a tie group cannot be empty")

@@ -21,10 +21,9 @@ from compiler.errors import ObservationError, SleuthError
 from compiler.game import Game
 from compiler.values import coerce, coerce_text
 from solver.belief import Belief
-from solver.evaluate import Stopper, has_stop
 from solver.likelihood import answer_matrix, answer_value
 from solver.observe import Event, apply_event, assign_words, split_words
-from solver.queries import AnyBelief, Query
+from solver.queries import AnyBelief, Query, Stopper, has_stop
 from solver.strategies import Strategy
 
 
