@@ -155,3 +155,34 @@ def test_scripted_game_updates_are_fast():
     assert remaining == sorted(remaining, reverse=True) and remaining[-1] >= 1
     for card, dist in data["marginals"].items():
         assert sum(dist.values()) == pytest.approx(1.0, abs=1e-9), card
+
+
+def test_reduced_deck_solved_on_sdd_against_brute_force(small_spec):
+    """entropy on the symbolic backend plays the reduced deck to a correct accusation; every
+    step's count is re-derived from the hand-listed deals and the shower rule here."""
+    deals = small_deals()
+    truth = deals[41]
+    owner = "[" + ", ".join(truth[c] for c in SMALL_CARDS) + "]"
+    data = run("solve", str(small_spec), *SMALL_SET, "--backend", "sdd",
+               "--secret", f"owner={owner}")
+    assert data["solved"] and data["steps"][-1]["query"] == "accuse"
+    assert data["steps"][-1]["feedback"] == {"correct": True}
+    kept = deals
+    for step in data["steps"][:-1]:
+        assert step["query"] == "suggest"
+        kept = [d for d in kept if consistent(d, step)]
+        assert step["remaining"] == len(kept)
+    env = {c for c in SMALL_CARDS if truth[c] == "envelope"}
+    assert set(data["steps"][-1]["args"].values()) == env
+
+
+def test_full_deck_ises_decisions_on_sdd():
+    """Two sampled-ISES suggestions on the 33,633,600,000 deals, within a 0.5 s budget
+    each after the diagram's one-off count."""
+    owner = ("[p4, p3, p6, p2, envelope, p1, p4, p1, p5, p2, envelope, p4, p3, p5, p3, p5, "
+             "p6, p1, envelope, p6, p2]")
+    data = run("solve", str(CLUE), "--strategy", "ises-sampled", "--budget", "0.5",
+               "--max-steps", "2", "--secret", f"owner={owner}")
+    assert data["hypotheses"] == 33_633_600_000 and len(data["steps"]) == 2
+    assert data["steps"][0]["remaining"] < data["hypotheses"]
+    assert data["steps"][1]["remaining"] < data["steps"][0]["remaining"]
