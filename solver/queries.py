@@ -227,7 +227,9 @@ class Candidates:
     def codes(self, block: Block, positions: np.ndarray, game: Game,
               index: np.ndarray) -> np.ndarray:
         """Feedback codes (len(positions), len(index)) of a deterministic block."""
-        full = self._matrix(block, game)
+        # The full matrix pays off when most of the table is scored (an exhaustive decision
+        # at the root, reused below it), not for a sample of it.
+        full = self._matrix(block, game, build=2 * len(index) >= game.hypotheses.size)
         if full is not None:
             if len(positions) == len(block.ranks):  # all of them: skip a gather
                 return full[:, index]
@@ -244,10 +246,14 @@ class Candidates:
                     return self.codes(b, np.array([pos]), game, index)[0]
         return game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
 
-    def _matrix(self, block: Block, game: Game) -> np.ndarray | None:
+    def _matrix(self, block: Block, game: Game, build: bool = True) -> np.ndarray | None:
         """The block's full feedback matrix (queries x all hypotheses), if it fits and the
-        game is not a transient one (a sample, scored once, maybe only in part)."""
+        game is not a transient one (a sample, scored once, maybe only in part); computed
+        only when `build`, else only if already there."""
         if game.transient:
+            return None
+        key = ("matrix", block.action.name, id(game))
+        if not build and key not in self._per_game:
             return None
 
         def make() -> np.ndarray | None:
