@@ -121,9 +121,14 @@ class Game:
         return sub
 
     def consistent(self, ranks: np.ndarray) -> np.ndarray:
-        """Which product ranks are assignments satisfying the constraints."""
-        return satisfies_constraints(self.model, self.compiler,
-                                     table_from_ranks(self.model, ranks))
+        """Which product ranks are hypotheses: assignments satisfying the constraints, of
+        positive prior weight."""
+        table = table_from_ranks(self.model, ranks)
+        keep = satisfies_constraints(self.model, self.compiler, table)
+        if self.model.prior is not None and table.size:
+            w = self.compiler(self.model.prior)(Ctx(table.env()))
+            keep &= np.broadcast_to(np.asarray(w, dtype=np.float64), (1, table.size))[0] > 0
+        return keep
 
     def candidate_count(self) -> int:
         """Assignments of the secret before constraints (what enumeration would visit)."""

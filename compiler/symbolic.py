@@ -5,19 +5,21 @@ compiles them into an SDD (compiler/sdd.py) and answers what a solver asks
 of a hypothesis space without listing it: how many hypotheses a diagram
 keeps, the marginal of every one-hot group, the diagram after a feedback
 fact, exact uniform samples, and the CNF of the same facts for export or
-for Ganak (compiler/cnf.py). Counting is uniform over hypotheses; a spec
-with a weighted prior is refused here.
+for Ganak (compiler/cnf.py). A weighted prior is lowered like any
+expression, into classes (weight, formula): a weighted count is the sum over
+classes of weight x models (solver/counted.py).
 """
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 from pysdd.sdd import SddNode
 
-from compiler.boolean import Lowering
+from compiler.boolean import TRUE, Lowering, Sym
 from compiler.check import Model
 from compiler.cnf import ClauseBuilder
 from compiler.errors import SpecError
@@ -28,14 +30,37 @@ class SymbolicSpace:
     """A model's hypotheses as an SDD, with counts, marginals, conditioning and sampling."""
 
     def __init__(self, model: Model, vtree: str = "right"):
-        if model.prior is not None:
-            raise SpecError("the symbolic backend counts hypotheses uniformly; this spec has "
-                            "a weighted prior", model.prior.loc,
-                            hint="use the enumerated backend (--backend enum)")
         self.model = model
         self.lowering = Lowering(model)
         self.diagrams = DiagramBuilder(self.lowering, vtree)
+        self.classes = self._weight_classes()
         self.constraints = self.lowering.constraints()
+        if len(self.classes) > 1 or self.classes[0][1] != TRUE:
+            # Hypotheses of prior weight 0 are not hypotheses (as in the enumerated backend).
+            self.constraints.append(self.lowering.circuit.disj(*(f for _, f in self.classes)))
+
+    def _weight_classes(self) -> list[tuple[float, int]]:
+        """The prior as (weight, formula) classes of positive weight: every hypothesis
+        satisfying the formula has that weight. Uniform: [(1, TRUE)]."""
+        prior = self.model.prior
+        if prior is None:
+            return [(1, TRUE)]
+        value = self.lowering.lower(prior, {})
+        items = value.items() if isinstance(value, Sym) else [(value, TRUE)]
+        classes = []
+        for w, f in items:
+            if not math.isfinite(w) or w < 0:
+                raise SpecError(f"the prior weight must be finite and >= 0 for every "
+                                f"hypothesis; it can be {w}", prior.loc)
+            if w > 0:
+                classes.append((w, f))
+        if not classes:
+            raise SpecError("the prior weight is 0 for every hypothesis", prior.loc)
+        return sorted(classes, key=lambda c: c[0])
+
+    @property
+    def uniform(self) -> bool:
+        return len(self.classes) == 1
 
     @cached_property
     def base(self) -> SddNode:

@@ -42,9 +42,8 @@ SAMPLE_BATCH = 64  # samples drawn between two looks at the clock
 
 
 class CountedBelief:
-    """Hypotheses satisfying the constraints and `facts`, counted by `backend`."""
-
-    uniform = True
+    """Hypotheses satisfying the constraints and `facts`, counted by `backend`; with a
+    weighted prior, each hypothesis weighs its class's weight (SymbolicSpace.classes)."""
 
     def __init__(self, game: Game, backend: str = "sdd", facts: tuple[int, ...] = (),
                  diagram: SddNode | None = None,
@@ -89,14 +88,42 @@ class CountedBelief:
 
     @cached_property
     def size(self) -> int:
+        """How many hypotheses (of positive prior weight) remain."""
         return self.count_with()
 
+    @property
+    def uniform(self) -> bool:
+        return self.space.uniform
+
+    @cached_property
+    def class_counts(self) -> list[tuple[float, int, int]]:
+        """(weight, formula, hypotheses) per prior weight class."""
+        if self.uniform:
+            return [(1, self.space.classes[0][1], self.size)]
+        return [(w, f, self.count_with(f)) for w, f in self.space.classes]
+
+    @cached_property
+    def mass(self) -> float:
+        """Total prior weight of the remaining hypotheses (= size when uniform)."""
+        return sum(w * n for w, _, n in self.class_counts)
+
+    def mass_with(self, *formulas: int) -> float:
+        """Prior weight of the hypotheses that also satisfy the formulas."""
+        if self.uniform:
+            return self.count_with(*formulas)
+        return sum(w * self.count_with(f, *formulas) for w, f, n in self.class_counts if n)
+
     def entropy_bits(self) -> float:
-        return math.log2(self.size)
+        if self.uniform:
+            return math.log2(self.size)
+        # p(h) = w/W for the n_w hypotheses of weight w: H = log W - sum n_w w log w / W
+        return math.log2(self.mass) - sum(
+            n * w * math.log2(w) for w, _, n in self.class_counts if n) / self.mass
 
     def kl_bits(self, before: CountedBelief) -> float:
-        """KL(self || before) for uniform beliefs, self a restriction of before."""
-        return math.log2(before.size / self.size)
+        """KL(self || before), self a restriction of before by deterministic facts: minus
+        the log of the prior mass of what remains."""
+        return math.log2(before.mass / self.mass)
 
     # -- updates
 
@@ -140,7 +167,7 @@ class CountedBelief:
         drawn: list[int] = []
         while len(drawn) < k:
             batch = min(SAMPLE_BATCH, k - len(drawn))
-            drawn += self.space.sample_ranks(self.diagram, batch, int(rng.integers(2**63)))
+            drawn += self.sample_ranks(batch, int(rng.integers(2**63)))
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         ranks, counts = np.unique(np.asarray(drawn, dtype=np.int64), return_counts=True)
@@ -149,6 +176,21 @@ class CountedBelief:
         if np.all(counts == counts[0]):
             return Belief(game, index)
         return Belief(game, index, np.log(counts.astype(np.float64)))
+
+    def sample_ranks(self, k: int, seed: int) -> list[int]:
+        """k hypotheses drawn from the belief (by prior weight), as product ranks: a weight
+        class by its mass, then uniformly within it."""
+        if self.uniform:
+            return self.space.sample_ranks(self.diagram, k, seed)
+        rng = np.random.default_rng(seed)
+        masses = np.array([w * n for w, _, n in self.class_counts], dtype=float)
+        per_class = rng.multinomial(k, masses / masses.sum())
+        out: list[int] = []
+        for (_, f, _), m in zip(self.class_counts, per_class, strict=True):
+            if m:
+                diagram = self.space.condition(self.diagram, f)
+                out += self.space.sample_ranks(diagram, int(m), int(rng.integers(2**63)))
+        return [out[i] for i in rng.permutation(len(out))]
 
     def contains(self, ranks: np.ndarray) -> np.ndarray:
         """Which hypotheses (product ranks, sorted) this belief keeps: the constraints and
@@ -178,13 +220,14 @@ class CountedBelief:
         rows = []
         for args in queries:
             formulas = self.space.lowering.feedback_values(action, args)
-            rows.append({k: n for k, f in formulas.items() if (n := self.count_with(f))})
+            rows.append({k: n for k, f in formulas.items() if (n := self.mass_with(f))})
         keys = sorted({k for r in rows for k in r}, key=repr)
-        out = np.zeros((len(rows), max(1, len(keys))), dtype=np.int64)
+        out = np.zeros((len(rows), max(1, len(keys))),
+                       dtype=np.int64 if self.uniform else np.float64)
         for i, r in enumerate(rows):
             for j, k in enumerate(keys):
                 out[i, j] = r.get(k, 0)
-        return out
+        return out if self.uniform else out / self.mass  # weighted: probability masses
 
     # -- what is known
 
@@ -193,9 +236,18 @@ class CountedBelief:
         weighted-model-count pass (derivatives); with cnf, one Ganak count per value."""
         groups = self.space.lowering.groups
         if self.backend == "sdd":
-            return self.space.marginals(self.diagram)
-        total = self.size
-        return {g.name: {v: self.count_with(node) / total
+            if self.uniform:
+                return self.space.marginals(self.diagram)
+            out = {g.name: dict.fromkeys(g.values, 0.0) for g in groups}
+            for w, f, n in self.class_counts:
+                if n:
+                    share = w * n / self.mass
+                    for name, dist in self.space.marginals(
+                            self.space.condition(self.diagram, f)).items():
+                        for v, p in dist.items():
+                            out[name][v] += share * p
+            return out
+        return {g.name: {v: self.mass_with(node) / self.mass
                          for v, node in zip(g.values, g.nodes, strict=True)} for g in groups}
 
     def determined(self, names: list[str]) -> bool:
@@ -209,23 +261,9 @@ class CountedBelief:
         return all(sum(1 for node in g.nodes if self.count_with(node)) == 1 for g in groups)
 
     def top(self, k: int) -> list[tuple[dict[str, Any], float]]:
-        """The hypotheses, when there are at most LISTABLE of them (all equally likely)."""
-        if self.size > LISTABLE or k == 0:
-            return []
-        found: list[list[Any]] = []
-        groups = self.space.lowering.groups
-
-        def walk(i: int, chosen: list[Any], extra: tuple[int, ...]) -> None:
-            if i == len(groups):
-                found.append(list(chosen))
-                return
-            for v, node in zip(groups[i].values, groups[i].nodes, strict=True):
-                if self.count_with(*extra, node):
-                    walk(i + 1, chosen + [v], extra + (node,))
-
-        walk(0, [], ())
-        p = 1.0 / self.size
-        return [(self.space.lowering.decode(c), p) for c in found[:k]]
+        """The k most likely hypotheses, when there are at most LISTABLE of them."""
+        listed = self.listed(limit=LISTABLE) if k else None
+        return [] if listed is None else listed.top(k)
 
 
 def prior_belief(game: Game, backend: str) -> Belief | CountedBelief:

@@ -101,11 +101,19 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
     lengths = {int(keys[t]): n for t, n in walker.lengths.items()}
     c = strategy.candidates
-    weights = {} if game.model.prior is None else {
-        int(h): float(root.game.prior[h]) for h in lengths}
+    weights = {} if game.model.prior is None else _prior_weights(root, ranks, keys)
     return Evaluation(spec, strategy.name, c.guesses, lengths,
                       _query_json(c, first) if first else {}, time.perf_counter() - start,
                       weights)
+
+
+def _prior_weights(root: AnyBelief, ranks: np.ndarray, keys: np.ndarray) -> dict[int, float]:
+    """Prior weight of each evaluated secret (normalised over them when counted)."""
+    if not isinstance(root, CountedBelief):
+        return {int(h): float(root.game.prior[h]) for h in keys}
+    table = root.game.restricted(np.unique(ranks))
+    where = np.searchsorted(table.hypotheses.ranks, ranks)
+    return {int(k): float(table.prior[i]) for k, i in zip(keys, where, strict=True)}
 
 
 def _distinct_samples(belief: CountedBelief, n: int, seed: int) -> np.ndarray:

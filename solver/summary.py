@@ -15,6 +15,7 @@ from compiler.check import CheckedAction
 from compiler.cnf import projected_count
 from compiler.domains import domain_size
 from compiler.game import Game
+from solver.counted import CountedBelief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count legal ones
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
@@ -71,7 +72,10 @@ def symbolic_summary(game: Game, backend: str) -> dict[str, Any]:
                 "clauses": len(cnf.clauses),
                 "counted_by": "ganak" if counted is not None else
                 f"sdd (ganak gave no count in {GANAK_SECONDS:.0f} s)"}
-    return {"hypotheses": n, "entropy_bits": math.log2(n) if n else 0.0, "backend_size": size}
+    entropy = math.log2(n) if n else 0.0
+    if not space.uniform:  # a weighted prior: the entropy of the weights, from the diagram
+        entropy = CountedBelief.prior(game, "sdd").entropy_bits()
+    return {"hypotheses": n, "entropy_bits": entropy, "backend_size": size}
 
 
 def describe_action(game: Game, action: CheckedAction, exact: bool = True) -> dict[str, Any]:

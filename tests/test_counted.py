@@ -198,3 +198,50 @@ def test_play_on_sdd_reaches_the_code():
     assert state.run(read) == 0 and state.solved
     assert state.events[-1].feedback == {"black": 6, "white": 0}
     assert isinstance(state.beliefs[0], CountedBelief) and state.beliefs[-1].size == 1
+
+
+# ----------------------------------------------------------------------------- weighted priors
+
+def weighted_specs():
+    from tests.test_belief import NOISY
+    from tests.test_strategies import WEIGHTED
+
+    return {"weighted-guess": WEIGHTED, "noisy-oracle": NOISY}
+
+
+@pytest.mark.parametrize("name", ["weighted-guess", "noisy-oracle"])
+def test_weighted_prior_counted_equals_enumerated(name):
+    """A {weight: ...} prior lowered into weight classes: hypotheses, entropy and marginals
+    from the diagram equal the enumerated prior's."""
+    from compiler.game import load_game_text
+
+    g = load_game_text(weighted_specs()[name], f"{name}.yaml")
+    enum, counted = Belief.prior(g), CountedBelief.prior(g)
+    assert not counted.uniform and counted.size == enum.size
+    assert counted.entropy_bits() == pytest.approx(enum.entropy_bits(), abs=1e-12)
+    expected = enum.marginals()
+    for var, dist in counted.marginals().items():
+        assert dist == pytest.approx(expected[var], abs=1e-12), var
+    draws = Counter(counted.sample_ranks(30_000, seed=4))
+    p = dict(zip(g.hypotheses.ranks[enum.index].tolist(), enum.probabilities(), strict=True))
+    assert set(draws) == set(p)
+    for rank, n in draws.items():  # within 5 standard deviations of the prior
+        sd = (30_000 * p[rank] * (1 - p[rank])) ** 0.5
+        assert abs(n - 30_000 * p[rank]) < 5 * sd + 1, rank
+
+
+@pytest.mark.parametrize("strategy", ["minimax", "entropy", "expected-size", "most-parts"])
+def test_weighted_counted_evaluation_equals_enumeration(strategy):
+    """Probability masses by weighted model counts, nothing listed: the same tree and the
+    same prior-weighted expected length."""
+    from compiler.game import load_game_text
+
+    text = weighted_specs()["weighted-guess"]
+    enum = load_game_text(text, "w.yaml")
+    counted = load_game_text(text, "w.yaml", budget=Budget(max_hypotheses=1))
+    a = evaluate_strategy(enum, make_strategy(strategy, Candidates(enum)), "w")
+    root = CountedBelief.prior(counted, list_limit=0)
+    b = evaluate_strategy(counted, make_strategy(strategy, Candidates(counted)), "w",
+                          secrets=root.size, root=root)
+    assert (b.total, b.histogram, b.first_query) == (a.total, a.histogram, a.first_query)
+    assert b.to_json()["expected"] == pytest.approx(a.to_json()["expected"], abs=1e-12)
