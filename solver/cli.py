@@ -82,12 +82,22 @@ def check(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb:
 @cli.command()
 @game_options
 @backend_option
+@click.option("--observations", type=click.Path(dir_okay=False), default=None,
+              help="Report the hypotheses left after these observations.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
-         backend: str | None, as_json: bool) -> None:
-    """Hypotheses, entropy, queries and backend of SPEC."""
+         backend: str | None, observations: str | None, as_json: bool) -> None:
+    """Hypotheses, entropy, queries and backend of SPEC (after OBSERVATIONS, if given)."""
     game = _load(spec, overrides, max_hypotheses, memory_mb)
-    summary = summarise(game, spec, choose_backend(game, backend))
+    backend = choose_backend(game, backend)
+    summary = summarise(game, spec, backend)
+    if observations:
+        current = prior_belief(game, backend)
+        events = read_observations(game, observations)
+        for event in events:
+            current = apply_event(current, event)
+        summary.update(observations=len(events), hypotheses=current.size,
+                       entropy_bits=current.entropy_bits())
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
