@@ -160,7 +160,7 @@ class CountedBelief:
         return self._listed[self.size]
 
     def sampled(self, k: int, seed: int, deadline: float | None = None) -> Belief:
-        """k hypotheses drawn uniformly with replacement (fewer if `deadline`, a
+        """k hypotheses drawn with replacement, by prior weight (fewer if `deadline`, a
         perf_counter time, passes first; at least one batch), as an enumerated belief
         over the distinct ones weighted by how often each was drawn."""
         rng = np.random.default_rng(seed)
@@ -186,11 +186,15 @@ class CountedBelief:
         masses = np.array([w * n for w, _, n in self.class_counts], dtype=float)
         per_class = rng.multinomial(k, masses / masses.sum())
         out: list[int] = []
-        for (_, f, _), m in zip(self.class_counts, per_class, strict=True):
+        for diagram, m in zip(self.class_diagrams, per_class, strict=True):
             if m:
-                diagram = self.space.condition(self.diagram, f)
                 out += self.space.sample_ranks(diagram, int(m), int(rng.integers(2**63)))
         return [out[i] for i in rng.permutation(len(out))]
+
+    @cached_property
+    def class_diagrams(self) -> list[SddNode]:
+        """The diagram restricted to each prior weight class (for sampling)."""
+        return [self.space.condition(self.diagram, f) for _, f, _ in self.class_counts]
 
     def contains(self, ranks: np.ndarray) -> np.ndarray:
         """Which hypotheses (product ranks, sorted) this belief keeps: the constraints and

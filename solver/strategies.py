@@ -310,7 +310,7 @@ class ISESSampled(Entropy):
         deadline = start + SCORING_SHARE * self.budget
         per_query, done = 0.0, 0
         for block, positions in pool:
-            lo, batches = 0, 0
+            lo, batches, batch = 0, 0, FIRST_BATCH
             while lo < len(positions):
                 if done and time.perf_counter() >= deadline:
                     break
@@ -318,14 +318,16 @@ class ISESSampled(Entropy):
                     # Two small batches per block: the first also pays for setting up (the
                     # block's feedback matrix over the states), the second measures the rate.
                     batch = FIRST_BATCH
-                else:  # sized to end before the deadline
-                    batch = int(0.8 * (deadline - time.perf_counter()) / max(per_query, 1e-9))
+                else:  # sized to end before the deadline, growing at most 4x a batch
+                    batch = min(4 * batch, int(0.8 * (deadline - time.perf_counter())
+                                               / max(per_query, 1e-9)))
                     if batch < 1:
                         break
                 chunk = np.sort(positions[lo:lo + batch])
                 t0 = time.perf_counter()
                 scored.append(self.score_block(block, chunk, sample))
-                per_query = (time.perf_counter() - t0) / len(chunk)
+                if batches:  # the slowest rate seen after the block's setup batch
+                    per_query = max(per_query, (time.perf_counter() - t0) / len(chunk))
                 lo += len(chunk)
                 done += len(chunk)
                 batches += 1
