@@ -245,3 +245,21 @@ def test_weighted_counted_evaluation_equals_enumeration(strategy):
                           secrets=root.size, root=root)
     assert (b.total, b.histogram, b.first_query) == (a.total, a.histogram, a.first_query)
     assert b.to_json()["expected"] == pytest.approx(a.to_json()["expected"], abs=1e-12)
+
+
+def test_mm610_after_three_guesses_every_backend_agrees():
+    """10^6 codes, three seeded random guesses: the diagram's count and marginals equal the
+    enumerated backend's, and Ganak's projected count of the clauses equals both."""
+    rng = np.random.default_rng(11)
+    secret = tuple(int(x) for x in rng.integers(1, 11, 6))
+    g = load_game(MASTERMIND, {"pegs": 6, "colours": 10})
+    enum, sdd = Belief.prior(g), CountedBelief.prior(g)
+    for _ in range(3):
+        guess = tuple(int(x) for x in rng.integers(1, 11, 6))
+        event = Event("guess", {"g": guess}, feedback=score(guess, secret))
+        enum, sdd = apply_event(enum, event), apply_event(sdd, event)
+    cnf = CountedBelief(g, "cnf", sdd.facts)
+    assert sdd.size == enum.size == cnf.size > 1
+    expected = enum.marginals()
+    for var, dist in sdd.marginals().items():
+        assert dist == pytest.approx(expected[var], abs=1e-12), var
