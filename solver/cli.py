@@ -19,6 +19,8 @@ from compiler.domains import show_value
 from compiler.enumerate import Budget
 from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
+from solver.analysis import SAMPLE_ABOVE, SAMPLE_SIZE
+from solver.analysis import analyse as run_analysis
 from solver.counted import prior_belief
 from solver.evaluate import evaluate_strategy
 from solver.observe import (
@@ -31,6 +33,7 @@ from solver.observe import (
 )
 from solver.play import Play, marginal_table
 from solver.queries import Candidates
+from solver.report import write_report
 from solver.session import Session, write_atomically
 from solver.strategies import STRATEGIES, Strategy, make_strategy
 from solver.summary import BACKENDS, choose_backend, summarise
@@ -290,6 +293,48 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> No
     for length, count in data["histogram"].items():
         bar = "#" * max(1, round(40 * count / peak))
         console.print(f"  {length:>3} queries {count:>8,}  {bar}")
+
+
+@cli.command()
+@game_options
+@strategy_options
+@click.option("--secrets", type=click.IntRange(1), default=None,
+              help="Entropy per round over a seeded sample of this many secrets (default: "
+                   f"all, or {SAMPLE_SIZE} when there are more than {SAMPLE_ABOVE:,}).")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Write the report (report.md, report.html, PNG and SVG plots) here.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def analyse(spec: str, secrets: int | None, out: str | None, as_json: bool,
+            **kwargs: Any) -> None:
+    """Is SPEC an interesting game? First moves, entropy per round, game lengths."""
+    game, opts = _split({"spec_path": spec, **kwargs})
+    strategy = _strategy(game, opts)
+    with status_line() as update:
+        update(f"analysing {game.name} with {strategy.name}")
+        result = run_analysis(game, strategy, spec, secrets=secrets, seed=opts["seed"])
+    data = result.to_json()
+    if out:
+        data["report"] = [str(p) for p in write_report(result, Path(out))]
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = make_console()
+    console.print(Text.assemble((game.name, "bold"), f": {strategy.name}, "
+                  f"{result.hypotheses:,} hypotheses, {result.entropy_bits:.4f} bits"))
+    console.print(f"spatial interest {result.spatial:.4f} bits   temporal interest "
+                  f"{result.temporal:.4f} bits   average {float(result.evaluation.average):.4f}"
+                  f"   worst {result.evaluation.worst}")
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("first query", "like it", "expected entropy", "largest part", "parts"):
+        table.add_column(col, justify="left" if col == "first query" else "right")
+    for c in data["first_moves"]["classes"][:20]:
+        table.add_row(query_text(c["example"]["query"], c["example"]["args"]),
+                      f"{c['queries']:,}", f"{c['expected_entropy_bits']:.4f}",
+                      f"{c['largest_part']:,}" if isinstance(c["largest_part"], int)
+                      else f"{c['largest_part']:.4f}", str(c["parts"]))
+    console.print(table)
+    if out:
+        console.print(f"report: {Path(out) / 'report.html'}")
 
 
 @cli.command()

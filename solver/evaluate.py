@@ -77,12 +77,18 @@ class Evaluation:
         return out
 
 
+Observer = Callable[[int, float, np.ndarray], None]
+
+
 def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | None = None,
                       seed: int = 0, progress: Callable[[int], None] | None = None,
-                      root: AnyBelief | None = None) -> Evaluation:
+                      root: AnyBelief | None = None,
+                      observer: Observer | None = None) -> Evaluation:
     """Play every secret (or `secrets` of them, seeded) against `strategy`, as one tree.
     `root` is the starting belief (default: the enumerated prior; a CountedBelief
-    evaluates on the symbolic backend)."""
+    evaluates on the symbolic backend). `observer(depth, entropy_bits, keys)` hears the
+    information set's entropy after `depth` queries for the secrets (keys as in
+    `Evaluation.lengths`) whose games reach it, down to the query that ends each."""
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
     if isinstance(root, CountedBelief):
@@ -97,7 +103,9 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
             rng = np.random.default_rng(seed)
             index = np.sort(rng.choice(root.index, size=secrets, replace=False))
         ranks, keys = root.game.hypotheses.ranks[index], index
-    walker = _Walker(game, strategy, Stopper(game), progress, ranks)
+    relay = None if observer is None else (
+        lambda depth, bits, targets: observer(depth, bits, keys[targets]))
+    walker = _Walker(game, strategy, Stopper(game), progress, ranks, relay)
     first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
     lengths = {int(keys[t]): n for t, n in walker.lengths.items()}
     c = strategy.candidates
@@ -139,8 +147,10 @@ class _Walker:
     whichever game a node's belief lists (the game, or a restricted one)."""
 
     def __init__(self, game: Game, strategy: Strategy, stops: Stopper,
-                 progress: Callable[[int], None] | None, ranks: np.ndarray):
+                 progress: Callable[[int], None] | None, ranks: np.ndarray,
+                 observer: Observer | None = None):
         self.game = game
+        self.observer = observer
         self.strategy = strategy
         self.stops = stops
         self.progress = progress
@@ -158,6 +168,8 @@ class _Walker:
     def walk(self, belief: AnyBelief, targets: np.ndarray, depth: int) -> Query | None:
         """Solve the subtree at `belief` for `targets`; returns the query chosen here."""
         belief = self.strategy.prepared(belief)
+        if self.observer:
+            self.observer(depth, belief.entropy_bits(), targets)
         if not self.stop_game and belief.determined(self.game.model.identify):
             self.finish(targets, depth)
             return None
@@ -186,6 +198,8 @@ class _Walker:
         for code, child in children:
             mine = targets[target_codes == code]
             if self.stop_game and self.stops(query, code):
+                if self.observer:
+                    self.observer(depth + 1, child().entropy_bits(), mine)
                 self.finish(mine, depth + 1)
                 continue
             after = child()
