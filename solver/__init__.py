@@ -6,6 +6,8 @@
     queries.py      candidate queries in canonical order and their outcome partitions
     strategies.py   entropy (ISES), ises-sampled, minimax, expected-size, most-parts, random
     evaluate.py     exact evaluation of a strategy by recursion over partitions
+    analysis.py     design analysis: first moves, entropy per round, interest metrics
+    report.py       the analysis as a report with plots
     transcript.py   one game against a known secret
     session.py      play sessions on disk, saved atomically
     play.py         interactive decision support
