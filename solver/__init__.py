@@ -1,6 +1,7 @@
 """Sleuth's solver: generic over any compiled game.
 
     belief.py       the information set: hypotheses left, log weights, marginals, entropy
+    counted.py      the information set as counted facts (the symbolic backend)
     likelihood.py   P(answer | hypothesis) for `response` queries
     observe.py      observation events: checked against the spec, applied to beliefs
     queries.py      candidate queries in canonical order and their outcome partitions

@@ -191,7 +191,7 @@ def strategy_options(fn):
     """--strategy, --guesses, --seed and the ises-sampled knobs."""
     fn = click.option("--budget", type=click.FloatRange(0.0, min_open=True), default=0.1,
                       show_default=True,
-                      help="ises-sampled: seconds per decision.")(fn)
+                      help="ises-sampled, ismcts: seconds per decision.")(fn)
     fn = click.option("--queries", "n_queries", type=click.IntRange(1), default=None,
                       help="ises-sampled: queries sampled per decision (default: all).")(fn)
     fn = click.option("--states", type=click.IntRange(1), default=1000, show_default=True,
@@ -211,6 +211,8 @@ def _strategy(game: Game, opts: dict[str, Any]) -> Strategy:
     if opts["strategy"] == "ises-sampled":
         extra = {"states": opts["states"], "queries": opts["n_queries"],
                  "budget": opts["budget"]}
+    elif opts["strategy"] == "ismcts":
+        extra = {"states": opts["states"], "budget": opts["budget"]}
     return make_strategy(opts["strategy"], candidates, opts["seed"], **extra)
 
 

@@ -314,3 +314,39 @@ def test_weighted_prior_uses_probability_masses():
     expected = sum(prior[h] * n for h, n in result.lengths.items())
     assert result.to_json()["expected"] == pytest.approx(expected)
     assert result.to_json()["expected"] < float(result.average)  # likely numbers come sooner
+
+
+# ----------------------------------------------------------------------------- SO-ISMCTS
+
+def test_ismcts_is_reproducible_and_solves_every_secret():
+    """With a fixed number of iterations the search is seeded and reproducible; every
+    MM(3,3) secret is solved, and its tree statistics add up."""
+    g = game("mastermind", pegs=3, colours=3)
+    c = Candidates(g)
+
+    def lengths(seed):
+        s = make_strategy("ismcts", c, seed, iterations=60)
+        return [len(play_secret(g, s, h, max_steps=30).steps) for h in range(g.hypotheses.size)]
+
+    first = lengths(1)
+    assert first == lengths(1)
+    assert all(1 <= n <= 10 for n in first)
+    s = make_strategy("ismcts", c, 2, iterations=40)
+    q = s.choose(Belief.prior(g))
+    assert s.last_iterations == 40 and q.action == "guess"
+
+
+def test_ismcts_plays_the_last_possible_secret():
+    g = game("mastermind", pegs=3, colours=3)
+    c = Candidates(g)
+    belief = Belief(g, np.array([13], dtype=np.int64))
+    q = make_strategy("ismcts", c, 0, iterations=5).choose(belief)
+    assert c.args(q)["g"] == g.hypotheses.value(13)["code"]
+
+
+def test_ismcts_on_a_game_without_stop():
+    """Higher-lower: the reward counts queries until the number is determined."""
+    g = game("higher-lower", n=15)
+    s = make_strategy("ismcts", Candidates(g), 3, iterations=200)
+    t = play_secret(g, s, 9, max_steps=20)
+    assert t.solved and len(t.steps) <= 8
