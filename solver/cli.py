@@ -21,6 +21,10 @@ from compiler.errors import SleuthError
 from compiler.game import Game, load_game, parse_overrides
 from solver.analysis import SAMPLE_ABOVE, SAMPLE_SIZE
 from solver.analysis import analyse as run_analysis
+from solver.bench import make_tasks, parse_spec_sizes, size_label
+from solver.bench import run as run_tasks
+from solver.bench import summarise as summarise_bench
+from solver.bench import write_outputs as write_bench
 from solver.counted import prior_belief
 from solver.evaluate import evaluate_strategy
 from solver.observe import (
@@ -337,6 +341,57 @@ def analyse(spec: str, secrets: int | None, out: str | None, as_json: bool,
     console.print(table)
     if out:
         console.print(f"report: {Path(out) / 'report.html'}")
+
+
+@cli.command()
+@click.argument("specs", nargs=-1, required=True, metavar="SPEC[@name=value,...]...")
+@click.option("--strategies", default="entropy,ises-sampled,ismcts,random", show_default=True,
+              help="Comma-separated strategies to compare.")
+@click.option("--trials", type=click.IntRange(1), default=100, show_default=True,
+              help="Seeded secrets per game (the same for every strategy).")
+@click.option("--time-limit", type=click.FloatRange(0.0, min_open=True), default=0.1,
+              show_default=True, help="Seconds per decision for ises-sampled and ismcts.")
+@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help=OVERRIDE_HELP)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
+              help="Local worker processes.")
+@click.option("--scheduler", default=None, metavar="ADDR",
+              help="Run the tasks on a Dask cluster, e.g. tcp://127.0.0.1:8786.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Write results.csv, results.json and the plot here.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def bench(specs: tuple[str, ...], strategies: str, trials: int, time_limit: float,
+          overrides: tuple[str, ...], seed: int, workers: int, scheduler: str | None,
+          out: str | None, as_json: bool) -> None:
+    """A tournament: strategies against the same seeded secrets of each SPEC (a size of it:
+    SPEC@name=value,...)."""
+    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    for name in names:
+        if name not in STRATEGIES:
+            raise SleuthError(f"unknown strategy '{name}'",
+                              hint=f"one of {', '.join(STRATEGIES)}")
+    sized = parse_spec_sizes(specs, parse_overrides(overrides))  # all checked before work
+    tasks = make_tasks(sized, names, trials, seed, time_limit)
+    with progress_bar(len(tasks), "bench") as advance:
+        results = run_tasks(tasks, workers, scheduler, advance)
+    rows = summarise_bench(results)
+    data: dict[str, Any] = {"trials": trials, "time_limit": time_limit, "seed": seed,
+                            "summary": rows}
+    if out:
+        data["files"] = [str(p) for p in write_bench(rows, results, Path(out))]
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = make_console()
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("game", "strategy", "trials", "solved", "average", "95 %", "worst",
+                "seconds"):
+        table.add_column(col, justify="left" if col in ("game", "strategy") else "right")
+    for r in rows:
+        table.add_row(size_label(r), r["strategy"], str(r["trials"]), str(r["solved"]),
+                      f"{r['average']:.3f}", f"±{r['ci95']:.3f}", str(r["worst"]),
+                      f"{r['seconds']:.1f}")
+    console.print(table)
 
 
 @cli.command()

@@ -1,0 +1,230 @@
+"""Tournaments: strategies against seeded secrets of several games (`sleuth bench`).
+
+The experiment of Meng & Lucas (2024): a random agent, SO-ISMCTS, exhaustive
+ISES and sampled ISES with a per-decision time limit, each playing N trials
+of every game, compared by the average number of queries. A run is split
+into independent tasks, one per (game, strategy, trial); trial t of a game
+plays the same secret for every strategy (drawn from a seed made of the run's
+seed and t), so strategies are compared on paired secrets. Tasks run in this
+process, in local worker processes (`workers`), or on a Dask distributed
+cluster (`scheduler`, the optional `cluster` extra); results do not depend on
+where a task ran, only on its seed (and, for time-limited strategies, on
+the clock).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from functools import lru_cache
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from compiler.domains import show_value
+from compiler.errors import SleuthError
+from compiler.game import Game, load_game
+from solver.queries import Candidates
+from solver.strategies import make_strategy
+from solver.transcript import play_secret
+
+MAX_STEPS = 100  # a game not finished by then counts as unsolved, with these steps
+
+
+@dataclass(frozen=True)
+class Task:
+    """One game of one strategy against one seeded secret."""
+
+    spec: str  # path of the spec file
+    params: tuple[tuple[str, Any], ...]  # --set overrides
+    strategy: str
+    trial: int
+    seed: int
+    time_limit: float  # seconds per decision (ises-sampled, ismcts)
+
+
+def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable[str],
+               trials: int, seed: int, time_limit: float) -> list[Task]:
+    """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial."""
+    return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit)
+            for spec, params in specs for s in strategies for t in range(trials)]
+
+
+def parse_spec_sizes(args: Iterable[str], common: dict[str, Any]) -> list[tuple[str, dict]]:
+    """`SPEC` or `SPEC@name=value,name=value` (a size of that game); `common` params go to
+    every spec that declares them, and each must be declared by one at least."""
+    from compiler.game import parse_overrides
+
+    out, used = [], set()
+    for arg in args:
+        path, _, sizes = arg.partition("@")
+        own = parse_overrides([x for x in sizes.split(",") if x]) if sizes else {}
+        declared = load_game(path, own).model.params  # checks the spec and its own sizes
+        shared = {k: v for k, v in common.items() if k in declared and k not in own}
+        used |= set(shared)
+        out.append((path, {**shared, **own}))
+    unused = sorted(set(common) - used)
+    if unused:
+        raise SleuthError(f"no spec declares the param '{unused[0]}' given with --set",
+                          hint="give a size to one spec as SPEC@name=value")
+    return out
+
+
+@lru_cache(maxsize=16)
+def _setup(spec: str, params: tuple[tuple[str, Any], ...]) -> tuple[Game, Candidates]:
+    game = load_game(spec, dict(params) or None)
+    return game, Candidates(game)
+
+
+def secret_of(game: Game, task: Task) -> int:
+    """The hypothesis trial `task.trial` plays: the same for every strategy."""
+    rng = np.random.default_rng([task.seed, task.trial])
+    if game.model.prior is None:
+        return int(rng.integers(game.hypotheses.size))
+    return int(rng.choice(game.hypotheses.size, p=game.prior))
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Play one trial; a plain dict, so it travels between processes and machines."""
+    game, candidates = _setup(task.spec, task.params)
+    strategy = make_strategy(task.strategy, candidates, seed=task.seed * 100_003 + task.trial,
+                             **({"budget": task.time_limit}
+                                if task.strategy in ("ises-sampled", "ismcts") else {}))
+    secret = secret_of(game, task)
+    start = time.perf_counter()
+    t = play_secret(game, strategy, secret, task.seed + task.trial, MAX_STEPS)
+    return {"game": game.name, "spec": task.spec, "params": dict(task.params),
+            "strategy": task.strategy, "trial": task.trial,
+            "secret": {k: show_value(v) for k, v in game.hypotheses.value(secret).items()},
+            "steps": len(t.steps), "solved": t.solved,
+            "seconds": round(time.perf_counter() - start, 4)}
+
+
+def run(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
+        progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+    """Every task's result, in task order."""
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    if scheduler:
+        for i, r in _on_dask(tasks, scheduler):
+            results[i] = r
+            if progress:
+                progress(1)
+    elif workers > 1:
+        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+            futures = {pool.submit(run_task, t): i for i, t in enumerate(tasks)}
+            for f in as_completed(futures):
+                results[futures[f]] = f.result()
+                if progress:
+                    progress(1)
+    else:
+        for i, t in enumerate(tasks):
+            results[i] = run_task(t)
+            if progress:
+                progress(1)
+    return [r for r in results if r is not None]
+
+
+def _on_dask(tasks: list[Task], scheduler: str):
+    try:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:
+        raise SleuthError("--scheduler needs Dask's distributed scheduler",
+                          hint="pip install -e '.[cluster]'") from None
+    try:
+        client = Client(scheduler, timeout=30)
+    except OSError as err:
+        raise SleuthError(f"cannot reach the Dask scheduler at {scheduler}: {err}",
+                          hint="start one with `dask scheduler` and workers with "
+                               "`dask worker ADDR`") from None
+    with client:
+        futures = client.map(run_task, tasks, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        for f in dask_completed(futures):
+            yield index[f.key], f.result()
+
+
+def summarise(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (game file, params, strategy): trials, solved, average steps and its 95 %
+    confidence half-width (normal approximation), worst."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in results:
+        key = (r["spec"], json.dumps(r["params"], sort_keys=True), r["strategy"])
+        groups.setdefault(key, []).append(r)
+    rows = []
+    for (spec, params, strategy), rs in groups.items():
+        steps = np.array([r["steps"] for r in rs], dtype=float)
+        sd = float(steps.std(ddof=1)) if len(steps) > 1 else 0.0
+        rows.append({"game": rs[0]["game"], "spec": spec, "params": json.loads(params),
+                     "strategy": strategy, "trials": len(rs),
+                     "solved": sum(r["solved"] for r in rs),
+                     "average": float(steps.mean()),
+                     "ci95": 1.96 * sd / math.sqrt(len(steps)) if len(steps) > 1 else 0.0,
+                     "worst": int(steps.max()),
+                     "seconds": round(sum(r["seconds"] for r in rs), 3)})
+    return rows
+
+
+def size_label(row: dict[str, Any]) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in row["params"].items())
+    return f"{row['game']} ({params})" if params else row["game"]
+
+
+def write_outputs(rows: list[dict[str, Any]], results: list[dict[str, Any]],
+                  out: Path) -> list[Path]:
+    """results.csv (the summary), results.json (summary and every trial), plot PNG/SVG."""
+    out.mkdir(parents=True, exist_ok=True)
+    table = out / "results.csv"
+    with table.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["game", "params", "strategy", "trials", "solved", "average", "ci95",
+                    "worst", "seconds"])
+        for r in rows:
+            w.writerow([r["game"], json.dumps(r["params"], sort_keys=True), r["strategy"],
+                        r["trials"], r["solved"], f"{r['average']:.4f}", f"{r['ci95']:.4f}",
+                        r["worst"], r["seconds"]])
+    data = out / "results.json"
+    data.write_text(json.dumps({"summary": rows, "trials": results}, indent=2) + "\n")
+    return [table, data, *plot(rows, out)]
+
+
+def plot(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+    """Average steps per game and size, one bar per strategy, with 95 % intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(size_label(r) for r in rows))
+    strategies = list(dict.fromkeys(r["strategy"] for r in rows))
+    width = 0.8 / max(1, len(strategies))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(games) + 2), 4))
+    for k, s in enumerate(strategies):
+        mine = {size_label(r): r for r in rows if r["strategy"] == s}
+        xs = [i + (k - (len(strategies) - 1) / 2) * width for i in range(len(games))]
+        ax.bar(xs, [mine[g]["average"] if g in mine else 0 for g in games], width,
+               yerr=[mine[g]["ci95"] if g in mine else 0 for g in games], capsize=2,
+               label=s)
+    ax.set_xticks(range(len(games)), games, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("average queries to finish")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    ax.set_title("strategies by game (95 % intervals)")
+    paths = []
+    for ext in ("png", "svg"):
+        path = out / f"results.{ext}"
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+__all__ = ["Task", "make_tasks", "parse_spec_sizes", "run", "run_task", "summarise",
+           "write_outputs"]

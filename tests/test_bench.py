@@ -1,0 +1,81 @@
+"""`sleuth bench`: tasks, paired secrets, summaries, local workers and a Dask cluster.
+
+Results must not depend on where a task ran: the deterministic strategies
+(exhaustive entropy, seeded random) give identical trials in this process, in
+local worker processes and on a Dask LocalCluster on loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver.bench import make_tasks, parse_spec_sizes, run, run_task, summarise
+from solver.cli import cli
+from tests.conftest import ROOT
+
+MASTERMIND = str(ROOT / "specs" / "mastermind.yaml")
+HIGHER_LOWER = str(ROOT / "specs" / "higher-lower.yaml")
+
+
+def tasks(trials: int = 4):
+    sized = parse_spec_sizes([f"{MASTERMIND}@pegs=3,colours=4", f"{HIGHER_LOWER}@n=15"], {})
+    return make_tasks(sized, ["entropy", "random"], trials, seed=5, time_limit=0.05)
+
+
+def test_trials_share_secrets_across_strategies():
+    results = run(tasks())
+    by = {}
+    for r in results:
+        by.setdefault((r["spec"], r["trial"]), set()).add(json.dumps(r["secret"]))
+    assert all(len(s) == 1 for s in by.values())
+    assert len({json.dumps(r["secret"]) for r in results if r["spec"] == HIGHER_LOWER}) > 1
+
+
+def test_summary_by_hand():
+    results = run(tasks(6))
+    for row in summarise(results):
+        steps = [r["steps"] for r in results
+                 if r["spec"] == row["spec"] and r["strategy"] == row["strategy"]]
+        assert row["trials"] == 6 and row["average"] == pytest.approx(np.mean(steps))
+        assert row["ci95"] == pytest.approx(1.96 * np.std(steps, ddof=1) / math.sqrt(6))
+        assert row["worst"] == max(steps)
+
+
+def test_local_workers_equal_this_process():
+    ts = tasks()
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in run(ts)]
+    assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in run(ts, workers=2)]
+
+
+def test_dask_local_cluster_equals_local_run():
+    distributed = pytest.importorskip("dask.distributed")
+    ts = tasks(3)
+    local = [{k: v for k, v in r.items() if k != "seconds"} for r in map(run_task, ts)]
+    with distributed.LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1,
+                                  processes=True, dashboard_address=None) as cluster:
+        remote = run(ts, scheduler=cluster.scheduler_address)
+    assert [{k: v for k, v in r.items() if k != "seconds"} for r in remote] == local
+
+
+def test_bench_command_writes_results(tmp_path):
+    result = CliRunner().invoke(cli, [
+        "bench", f"{MASTERMIND}@pegs=3,colours=3", "--strategies", "entropy,ises-sampled",
+        "--trials", "3", "--time-limit", "0.05", "--out", str(tmp_path), "--json"],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {r["strategy"] for r in data["summary"]} == {"entropy", "ises-sampled"}
+    for name in ("results.csv", "results.json", "results.png", "results.svg"):
+        assert (tmp_path / name).stat().st_size > 0
+    lines = (tmp_path / "results.csv").read_text().splitlines()
+    assert lines[0].startswith("game,params,strategy") and len(lines) == 3
+
+
+def test_bench_refuses_a_param_no_spec_declares():
+    result = CliRunner().invoke(cli, ["bench", MASTERMIND, "--set", "n=5", "--trials", "1"])
+    assert result.exit_code != 0 and "no spec declares" in str(result.exception)
