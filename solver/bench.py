@@ -83,9 +83,17 @@ def _setup(spec: str, params: tuple[tuple[str, Any], ...]) -> tuple[Game, Candid
     return game, Candidates(game)
 
 
+def seeds(task: Task) -> tuple[np.random.SeedSequence, int, int]:
+    """Independent streams of one trial: its secret, the strategy's seed and the seed of
+    random answers (distinct spawn keys: one seed reused for two purposes correlates them,
+    and a random agent then guesses the secret)."""
+    secret, strategy, answers = np.random.SeedSequence([task.seed, task.trial]).spawn(3)
+    return secret, int(strategy.generate_state(1)[0]), int(answers.generate_state(1)[0])
+
+
 def secret_of(game: Game, task: Task) -> int:
     """The hypothesis trial `task.trial` plays: the same for every strategy."""
-    rng = np.random.default_rng([task.seed, task.trial])
+    rng = np.random.default_rng(seeds(task)[0])
     if game.model.prior is None:
         return int(rng.integers(game.hypotheses.size))
     return int(rng.choice(game.hypotheses.size, p=game.prior))
@@ -94,12 +102,13 @@ def secret_of(game: Game, task: Task) -> int:
 def run_task(task: Task) -> dict[str, Any]:
     """Play one trial; a plain dict, so it travels between processes and machines."""
     game, candidates = _setup(task.spec, task.params)
-    strategy = make_strategy(task.strategy, candidates, seed=task.seed * 100_003 + task.trial,
+    _, strategy_seed, answer_seed = seeds(task)
+    strategy = make_strategy(task.strategy, candidates, seed=strategy_seed,
                              **({"budget": task.time_limit}
                                 if task.strategy in ("ises-sampled", "ismcts") else {}))
     secret = secret_of(game, task)
     start = time.perf_counter()
-    t = play_secret(game, strategy, secret, task.seed + task.trial, MAX_STEPS)
+    t = play_secret(game, strategy, secret, answer_seed, MAX_STEPS)
     return {"game": game.name, "spec": task.spec, "params": dict(task.params),
             "strategy": task.strategy, "trial": task.trial,
             "secret": {k: show_value(v) for k, v in game.hypotheses.value(secret).items()},
