@@ -9,6 +9,7 @@
     evaluate.py     exact evaluation of a strategy by recursion over partitions
     analysis.py     design analysis: first moves, entropy per round, interest metrics
     report.py       the analysis as a report with plots
+    bench.py        tournaments of strategies, locally or on a Dask cluster
     transcript.py   one game against a known secret
     session.py      play sessions on disk, saved atomically
     play.py         interactive decision support
