@@ -485,6 +485,10 @@ class ISMCTS(Strategy):
                                     deadline=start + SAMPLING_SHARE * self.budget)
         root = _Node(belief)
         self._expand(root)
+        if not root.order:
+            raise SleuthError("ismcts searches over queries with deterministic feedback; none "
+                              "is allowed here",
+                              hint="use entropy or ises-sampled for queries with random answers")
         if belief.size == 1 or len(root.order) == 1:
             return self._best([(e, 1) for e in range(len(root.order))], root)
         iterations = 0

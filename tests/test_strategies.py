@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from compiler.errors import SleuthError
 from solver.belief import Belief
 from solver.cli import cli
 from solver.evaluate import evaluate_strategy
@@ -350,3 +351,9 @@ def test_ismcts_on_a_game_without_stop():
     s = make_strategy("ismcts", Candidates(g), 3, iterations=200)
     t = play_secret(g, s, 9, max_steps=20)
     assert t.solved and len(t.steps) <= 8
+
+
+def test_ismcts_refuses_specs_with_random_answers_only():
+    g = game("inkognito")
+    with pytest.raises(SleuthError, match="deterministic feedback"):
+        make_strategy("ismcts", Candidates(g), 0, iterations=5).choose(Belief.prior(g))
