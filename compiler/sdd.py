@@ -5,7 +5,7 @@ Formulas of the lowering's circuit are compiled bottom-up with `apply`
 cardinality constraints become shared diagram nodes rather than CNF
 auxiliaries. The vtree is right-linear over the variables in the lowering's
 order (declaration order, one-hot groups contiguous: card-major for a
-sequence of card owners), the choice that counted a full Clue deal fastest
+sequence of card owners), the choice that counted a 21-card deal fastest
 when measured. Every variable belongs to a one-hot group whose exactly-one
 constraint is part of the base, so a diagram's model count over its support
 is the number of hypotheses it keeps.
@@ -60,7 +60,7 @@ class DiagramBuilder:
         kids = [self.memo[k] for k in node[1]]
         if node[0] == "and":
             # Smallest first: conjoining the big cardinality tables last keeps the
-            # intermediate diagrams small (Clue's base: 1.6 s instead of 9 s or 78 s).
+            # intermediate diagrams small (a 21-card deal: 1.6 s instead of 9 s or 78 s).
             kids.sort(key=lambda d: d.size())
         out = kids[0]
         for k in kids[1:]:
@@ -88,7 +88,7 @@ class DiagramSampler:
     (prime, sub) with probability proportional to the models it keeps, and
     variables the chosen nodes do not mention are fair coin flips. Counts are
     cached by node id, so many samples from one diagram (or from diagrams that
-    share nodes) cost a walk each: about a millisecond for a Clue deal, where
+    share nodes) cost a walk each: about a millisecond for a 168-variable deal, where
     conditioning group by group costs tens.
     """
 
