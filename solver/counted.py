@@ -2,8 +2,9 @@
 
 For hypothesis spaces too large to enumerate (a deal of 21 cards to 8
 holders, a code of 8 pegs in 10 colours), a `CountedBelief` holds the spec's
-constraints and every observed feedback as formulas of the boolean lowering. With the `sdd` backend they
-are conjoined into one decision diagram and counts are model counts of it
+constraints and every observed feedback as formulas of the boolean lowering.
+With the `sdd` backend they are conjoined into one decision diagram and
+counts are model counts of it
 (under one more literal, for marginals); with `cnf` every count is a fresh
 Ganak call on the clauses, projected onto the secret (slow, but an
 independent check). Beliefs are uniform over the hypotheses they keep and
