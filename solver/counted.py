@@ -4,12 +4,12 @@ For hypothesis spaces too large to enumerate (a deal of 21 cards to 8
 holders, a code of 8 pegs in 10 colours), a `CountedBelief` holds the spec's
 constraints and every observed feedback as formulas of the boolean lowering.
 With the `sdd` backend they are conjoined into one decision diagram and
-counts are model counts of it
-(under one more literal, for marginals); with `cnf` every count is a fresh
-Ganak call on the clauses, projected onto the secret (slow, but an
-independent check). Beliefs are uniform over the hypotheses they keep and
-immutable, like the enumerated ones; a fact that no hypothesis satisfies
-raises "inconsistent observations" and changes nothing.
+counts are model counts of it (under one more literal, for marginals); with
+`cnf` every count is a fresh Ganak call on the clauses, projected onto the
+secret (slow, but an independent check). With a weighted prior each
+hypothesis weighs its weight class's weight. Beliefs are immutable, like the
+enumerated ones; a fact that no hypothesis satisfies raises "inconsistent
+observations" and changes nothing.
 
 Strategies see a counted belief through the same interface as an enumerated
 one. Once it keeps at most `LIST_LIMIT` hypotheses, `settle` lists them
