@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from compiler.domains import show_value
+from compiler.errors import BudgetError, SleuthError
 from compiler.game import Game
 from solver.belief import Belief
 from solver.evaluate import Evaluation, evaluate_strategy
@@ -184,10 +185,16 @@ def temporal_interest(rounds: list[Round]) -> float:
 def analyse(game: Game, strategy: Strategy, spec: str, root: AnyBelief | None = None,
             secrets: int | None = None, seed: int = 0) -> Analysis:
     """The whole analysis of one game under one strategy."""
-    root = strategy.prepared(Belief.prior(game) if root is None else root)
+    if root is None:
+        try:
+            root = Belief.prior(game)
+        except BudgetError as err:
+            raise SleuthError(f"the analysis scores every first query against every "
+                              f"hypothesis, so it lists them: {err.message}",
+                              hint="narrow the params (--set), or raise --max-hypotheses"
+                              ) from None
+    root = strategy.prepared(root)
     if not isinstance(root, Belief):
-        from compiler.errors import SleuthError
-
         raise SleuthError(f"the first-move profile scores every query on listed hypotheses; "
                           f"this game has {root.size:,}",
                           hint="raise --max-hypotheses, or narrow the params (--set)")

@@ -130,3 +130,8 @@ def test_report_renders_in_headless_chromium(tmp_path):
     image = imread(shot)[..., :3]
     blue = (np.abs(image - np.array([0x4c, 0x72, 0xb0]) / 255).max(axis=2) < 0.05).sum()
     assert blue > 5_000  # the plots' bars and lines are on the page, not broken images
+
+
+def test_analyse_explains_why_it_needs_listed_hypotheses():
+    result = CliRunner().invoke(cli, ["analyse", str(ROOT / "specs" / "clue.yaml")])
+    assert result.exit_code == 1 and "lists them" in str(result.exception)
