@@ -138,18 +138,14 @@ def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> Hypoth
             f"the hypothesis space has {total:,} hypotheses, over the enumerated backend's "
             f"budget of {budget.max_hypotheses:,}",
             hint=f"raise --max-hypotheses if you have the time and memory; {SYMBOLIC_HINT}")
-    constraints = [compiler(c) for c in model.constraints]
     chunk = max(1, min(total, budget.memory_bytes // (64 * max(1, len(domains)) * 8)))
     columns, ranks, kept = [], [], 0
     for start in range(0, total, chunk):
         r = np.arange(start, min(total, start + chunk), dtype=np.int64)
         cols = unrank_product(domains, r)
-        keep = np.ones(len(r), dtype=bool)
-        if constraints:
-            ctx = Ctx({v.name: shaped(c, "hyp") for v, c in zip(model.secret, cols,
-                                                                  strict=True)})
-            for c in constraints:
-                keep &= np.broadcast_to(np.asarray(c(ctx)), (1, len(r)))[0]
+        if model.constraints:
+            keep = satisfies_constraints(model, compiler,
+                                         HypothesisTable(model.secret, cols, r, model.strings))
             cols = [take(c, keep) for c in cols]
             r = r[keep]
         kept += len(r)
@@ -191,12 +187,17 @@ def satisfies_constraints(model: Model, compiler: Compiler, table: HypothesisTab
     return keep
 
 
+def raw_prior_weights(model: Model, compiler: Compiler, table: HypothesisTable) -> np.ndarray:
+    """The prior's weight expression on every hypothesis of a table, not normalised."""
+    w = compiler(model.prior)(Ctx(table.env()))
+    return np.broadcast_to(np.asarray(w, dtype=np.float64), (1, table.size))[0].copy()
+
+
 def prior_weights(model: Model, compiler: Compiler, table: HypothesisTable) -> np.ndarray:
     """The prior as a normalised float64 vector over the hypothesis table."""
     if model.prior is None:
         return np.full(table.size, 1.0 / table.size)
-    w = compiler(model.prior)(Ctx(table.env()))
-    w = np.broadcast_to(np.asarray(w, dtype=np.float64), (1, table.size))[0].copy()
+    w = raw_prior_weights(model, compiler, table)
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise EvaluationError("the prior weight must be finite and >= 0 for every hypothesis",
                               model.prior.loc)

@@ -26,6 +26,7 @@ from compiler.enumerate import (
     build_hypotheses,
     prior_weights,
     product_size,
+    raw_prior_weights,
     rows_per_chunk,
     satisfies_constraints,
     shaped,
@@ -126,8 +127,7 @@ class Game:
         table = table_from_ranks(self.model, ranks)
         keep = satisfies_constraints(self.model, self.compiler, table)
         if self.model.prior is not None and table.size:
-            w = self.compiler(self.model.prior)(Ctx(table.env()))
-            keep &= np.broadcast_to(np.asarray(w, dtype=np.float64), (1, table.size))[0] > 0
+            keep &= raw_prior_weights(self.model, self.compiler, table) > 0
         return keep
 
     def candidate_count(self) -> int:

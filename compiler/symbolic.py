@@ -112,14 +112,20 @@ class SymbolicSpace:
         the secret's domains: the groups are laid out in rank order (variables in
         declaration order, sequence positions and record fields in order, values in
         canonical order), so the rank is the mixed-radix number of the chosen values."""
-        layout = [(g.literals[0] - 1, len(g.literals)) for g in self.lowering.groups]
+        sizes = [len(g.literals) for g in self.lowering.groups]
         out = []
         for m in models:
             r = 0
-            for offset, n in layout:
-                r = r * n + (((m >> offset) & ((1 << n) - 1)).bit_length() - 1)
+            for n, k in zip(sizes, self.choices(m), strict=True):
+                r = r * n + k
             out.append(r)
         return out
+
+    def choices(self, model: int) -> list[int]:
+        """The index of the value each group takes in a model (bitmask of true variables):
+        the position of the group's one true literal."""
+        return [((model >> (g.literals[0] - 1)) & ((1 << len(g.literals)) - 1)).bit_length() - 1
+                for g in self.lowering.groups]
 
     def sample_ranks(self, diagram: SddNode | None, k: int, seed: int) -> list[int]:
         """Ranks of k hypotheses drawn uniformly (with replacement) from the diagram."""
@@ -142,11 +148,8 @@ class SymbolicSpace:
 
     def values_of(self, model: int) -> list[Any]:
         """One value per group for a model (bitmask of true variables)."""
-        out = []
-        for g in self.lowering.groups:
-            bits = (model >> (g.literals[0] - 1)) & ((1 << len(g.literals)) - 1)
-            out.append(g.values[bits.bit_length() - 1])
-        return out
+        return [g.values[k] for g, k in zip(self.lowering.groups, self.choices(model),
+                                            strict=True)]
 
     def clauses(self, *formulas: int) -> ClauseBuilder:
         """The CNF of the constraints and the given facts (one-hot groups included)."""

@@ -58,7 +58,7 @@ class CountedBelief:
         self.observed = observed  # (action, argument rank, feedback code) per event
         self.list_limit = list_limit  # listed (and scored by the kernels) at this size
         self._diagram = diagram
-        self._listed: dict[int, Belief | None] = {}
+        self._listed: Belief | None = None  # the listing, once made
 
     @classmethod
     def prior(cls, game: Game, backend: str = "sdd", list_limit: int = LIST_LIMIT
@@ -101,6 +101,9 @@ class CountedBelief:
         """(weight, formula, hypotheses) per prior weight class."""
         if self.uniform:
             return [(1, self.space.classes[0][1], self.size)]
+        if self.backend == "sdd":
+            return [(w, f, diagram_count(d))
+                    for (w, f), d in zip(self.space.classes, self.class_diagrams, strict=True)]
         return [(w, f, self.count_with(f)) for w, f in self.space.classes]
 
     @cached_property
@@ -153,12 +156,12 @@ class CountedBelief:
         limit = self.list_limit if limit is None else limit
         if self.size > limit:
             return None
-        if self.size not in self._listed:
+        if self._listed is None:
             ranks = self.space.list_ranks(self.diagram, limit)
             assert ranks is not None and len(ranks) == self.size
             game = self.game.restricted(np.asarray(ranks, dtype=np.int64))
-            self._listed[self.size] = Belief.prior(game)
-        return self._listed[self.size]
+            self._listed = Belief.prior(game)
+        return self._listed
 
     def sampled(self, k: int, seed: int, deadline: float | None = None) -> Belief:
         """k hypotheses drawn with replacement, by prior weight (fewer if `deadline`, a
@@ -195,12 +198,12 @@ class CountedBelief:
     @cached_property
     def class_diagrams(self) -> list[SddNode]:
         """The diagram restricted to each prior weight class (for sampling)."""
-        return [self.space.condition(self.diagram, f) for _, f, _ in self.class_counts]
+        return [self.space.condition(self.diagram, f) for _, f in self.space.classes]
 
     def contains(self, ranks: np.ndarray) -> np.ndarray:
         """Which hypotheses (product ranks, sorted) this belief keeps: the constraints and
         every recorded observation checked by the kernels, all ranks at once."""
-        listed = self._listed.get(self.size) or self.listed()
+        listed = self._listed or self.listed()
         if listed is not None:
             table = listed.game.hypotheses.ranks
             pos = np.minimum(np.searchsorted(table, ranks), len(table) - 1)
@@ -244,11 +247,10 @@ class CountedBelief:
             if self.uniform:
                 return self.space.marginals(self.diagram)
             out = {g.name: dict.fromkeys(g.values, 0.0) for g in groups}
-            for w, f, n in self.class_counts:
+            for (w, _, n), diagram in zip(self.class_counts, self.class_diagrams, strict=True):
                 if n:
                     share = w * n / self.mass
-                    for name, dist in self.space.marginals(
-                            self.space.condition(self.diagram, f)).items():
+                    for name, dist in self.space.marginals(diagram).items():
                         for v, p in dist.items():
                             out[name][v] += share * p
             return out

@@ -110,8 +110,6 @@ def has_stop(game: Game) -> bool:
     return any(q.stop_when is not None for q in game.model.queries)
 
 
-
-
 class Candidates:
     """Every legal query of a game, with the machinery to score them against a belief.
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,7 +35,7 @@ import numpy as np
 from compiler.errors import SleuthError
 from solver.belief import Belief
 from solver.counted import CountedBelief, settle
-from solver.queries import AnyBelief, Block, Candidates, Query
+from solver.queries import AnyBelief, Block, Candidates, Query, has_stop
 
 FLOAT_TIE = 1e-12
 SCORING_SHARE = 0.85  # of an ises-sampled budget spent scoring; the rest picks and returns
@@ -471,10 +472,11 @@ class ISMCTS(Strategy):
         self.iterations = iterations  # a fixed count instead of the clock: reproducible
         self.exploration = exploration
         self.states = states
-        self.stop_game = any(q.stop_when is not None for q in candidates.game.model.queries)
+        self.stop_game = has_stop(candidates.game)
         self.identify = candidates.game.model.identify
         self.pool = [(b, p) for b in candidates.blocks if b.deterministic
                      for p in range(len(b.ranks))]
+        self.secret_blocks = [b for b in candidates.blocks if b.secret_like and b.deterministic]
         self.last_iterations = 0
 
     def choose(self, belief: AnyBelief) -> Query:
@@ -490,7 +492,7 @@ class ISMCTS(Strategy):
                               "is allowed here",
                               hint="use entropy or ises-sampled for queries with random answers")
         if belief.size == 1 or len(root.order) == 1:
-            return self._best([(e, 1) for e in range(len(root.order))], root)
+            return self._best(range(len(root.order)), root)
         iterations = 0
         while not iterations or (
                 iterations < self.iterations if self.iterations is not None
@@ -499,13 +501,13 @@ class ISMCTS(Strategy):
             iterations += 1
         self.last_iterations = iterations
         most = max(e.visits for e in root.edges.values())
-        return self._best([(i, e.visits) for i, e in root.edges.items() if e.visits == most],
-                          root)
+        return self._best([i for i, e in root.edges.items() if e.visits == most], root)
 
-    def _best(self, tied: list[tuple[int, int]], root: _Node) -> Query:
+    def _best(self, tied: Iterable[int], root: _Node) -> Query:
+        """Among the root's queries at these indices, the one K prefers."""
         by_block: dict[int, list[int]] = {}
-        for i, _ in tied:
-            block, pos = self._action(root, i)
+        for i in tied:
+            block, pos = root.order[i]
             by_block.setdefault(id(block), []).append(pos)
         scored = [Scored(b, np.array(sorted(by_block[id(b)])), np.zeros(len(by_block[id(b)])),
                          None) for b in self.candidates.blocks if id(b) in by_block]
@@ -516,9 +518,6 @@ class ISMCTS(Strategy):
             allowed = [(b, p) for b in self.candidates.blocks if b.deterministic
                        for p in self.candidates.allowed(b, node.belief).tolist()]
             node.order = [allowed[i] for i in self.rng.permutation(len(allowed))]
-
-    def _action(self, node: _Node, i: int) -> tuple[Block, int]:
-        return node.order[i]
 
     def _query(self, block: Block, pos: int) -> Query:
         return Query(block.action.name, int(block.ranks[pos]))
@@ -538,7 +537,7 @@ class ISMCTS(Strategy):
             i = new if new is not None else self._ucb(node, width)
             edge = node.edges.setdefault(i, _Edge())
             path.append((node, edge))
-            query = self._query(*self._action(node, i))
+            query = self._query(*node.order[i])
             codes = self.candidates.query_codes(query, node.belief)
             code = int(codes[np.searchsorted(node.belief.index, secret)])
             steps += 1
@@ -572,15 +571,14 @@ class ISMCTS(Strategy):
 
     def _rollout(self, belief: Belief, secret: int) -> int | None:
         """Queries a random policy needs to finish against `secret` (None: over the cap)."""
-        secret_blocks = [b for b in self.candidates.blocks if b.secret_like and b.deterministic]
         for steps in range(1, self.ROLLOUT_CAP + 1):
             if not self.stop_game and belief.determined(self.identify):
                 return steps - 1
             query = None
-            if secret_blocks:  # a random possible secret, asked as a query
+            if self.secret_blocks:  # a random possible secret, asked as a query
                 rank = int(belief.game.hypotheses.ranks[belief.index[
                     self.rng.integers(belief.size)]])
-                for b in secret_blocks:
+                for b in self.secret_blocks:
                     pos = int(np.searchsorted(b.ranks, rank))
                     if pos < len(b.ranks) and b.ranks[pos] == rank:
                         query = Query(b.action.name, rank)
