@@ -79,12 +79,18 @@ def test_samples_are_uniform_over_a_conditioned_belief():
 
 
 def test_sampled_belief_weights_are_draw_counts():
+    """A sampled belief weighs each distinct hypothesis by how often it was drawn: with
+    many draws from 27 equally likely codes, every weight is near 1/27."""
     g = load_game(MASTERMIND, {"pegs": 3, "colours": 3})
     counted = CountedBelief.prior(g)
-    sample = counted.sampled(200, seed=5)
-    assert sample.size <= 27 and set(sample.game.hypotheses.ranks) <= set(range(27))
-    p = sample.probabilities()
-    assert p.sum() == pytest.approx(1.0) and p.min() > 0
+    small = counted.sampled(200, seed=5)
+    assert small.size <= 27 and set(small.game.hypotheses.ranks) <= set(range(27))
+    assert small.game.transient and small.probabilities().sum() == pytest.approx(1.0)
+    large = counted.sampled(27_000, seed=5)
+    assert large.size == 27
+    p = large.probabilities()
+    assert np.abs(p - 1 / 27).max() < 0.006  # ~5 standard deviations
+    assert np.ptp(p) > 0  # multiplicities of random draws, not a uniform 1/27
 
 
 # ----------------------------------------------------------------------------- listing
