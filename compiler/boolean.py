@@ -137,6 +137,10 @@ class Sym(dict):
     """value -> formula under which an expression takes that value."""
 
 
+class Packed(tuple):
+    """A secret sequence held by one group of its own (a multiset's counts)."""
+
+
 def lift(value: Any) -> Sym:
     return Sym({value: TRUE})
 
@@ -166,6 +170,8 @@ class Lowering:
 
     def _encode(self, name: str, d: Domain, var: Var) -> Any:
         t = d.type
+        if d.kind == "multiset":
+            return self._encode_multiset(name, d)
         if isinstance(t, SeqT):
             return tuple(self._encode(f"{name}[{position_name(t, i)}]", d.elem, var)
                          for i in range(d.length))
@@ -183,10 +189,27 @@ class Lowering:
         self._group_of[id(sym)] = len(self.groups) - 1
         return sym
 
+    def _encode_multiset(self, name: str, d: Domain) -> Packed:
+        """One group over the whole count sequences (the counts are not independent);
+        each count is a symbolic value over that group's variables."""
+        values = domain_values(d)
+        nodes = [self.circuit.new_var() for _ in values]
+        literals = [self.circuit.nodes[n][1] for n in nodes]
+        self.groups.append(Group(name, values, literals, nodes))
+        counts = []
+        for i in range(d.length):
+            by_count: dict[int, list[int]] = {}
+            for v, n in zip(values, nodes, strict=True):
+                by_count.setdefault(v[i], []).append(n)
+            counts.append(Sym({c: self.circuit.disj(*ns) for c, ns in by_count.items()}))
+        packed = Packed(counts)
+        self._group_of[id(packed)] = len(self.groups) - 1
+        return packed
+
     def decode(self, chosen: list[Any]) -> dict[str, Any]:
         """A hypothesis (plain values per secret variable) from one value per group."""
         def walk(encoded: Any) -> Any:
-            if isinstance(encoded, Sym):
+            if isinstance(encoded, Sym | Packed):
                 return chosen[self._group_of[id(encoded)]]
             if isinstance(encoded, tuple):
                 return tuple(walk(e) for e in encoded)

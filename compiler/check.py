@@ -26,7 +26,9 @@ from compiler.domains import (
     MAX_SET_UNIVERSE,
     REAL,
     Domain,
+    domain_size,
     enum_domain,
+    multiset_domain,
     range_domain,
     record_domain,
     seq_domain,
@@ -59,11 +61,8 @@ from compiler.source import scalar_value
 from compiler.spec import Action, Reader, Spec, VarDecl
 
 BUILTIN_DOMAINS = {"Bool": BOOL, "Real": REAL}
-AGGREGATES = ("count", "sum", "min", "max", "prod", "exists", "forall", "first")
-BUILTINS = ("count", "size", "len", "disjoint", "alldifferent", "abs", "sqrt", "exp", "log",
-            "min", "max", "sum", "prod", "exists", "forall", "first", "union", "intersection",
-            "int", "float", "onehot", "dirichlet_pdf")
 MAX_SEQ_LEN = 1024
+MAX_MULTISET_VALUES = 1 << 22  # its values are listed in a table
 
 
 # ----------------------------------------------------------------------------- the model
@@ -327,7 +326,7 @@ class Checker:
                 else "use a domain name, or {range: ...}, {enum: [...]}, {seq: D, len: k}, "
                      "{set: D}, {record: {...}}")
             raise SpecError(f"unknown domain '{text}'", r.loc(node), hint=hint)
-        kinds = ("range", "enum", "seq", "set", "record", "from")
+        kinds = ("range", "enum", "seq", "set", "multiset", "record", "from")
         fields = r.mapping(node, "a domain", kinds + ("len", "size", "index"))
         kind = [k for k in kinds if k in fields]
         if len(kind) != 1:
@@ -335,7 +334,7 @@ class Checker:
         kind_name = kind[0]
         value = fields[kind_name][1]
         extra = set(fields) - {kind_name} - ({"len", "index"} if kind_name == "seq" else set()) - (
-            {"size"} if kind_name == "set" else set())
+            {"size"} if kind_name in ("set", "multiset") else set())
         if extra:
             key = sorted(extra)[0]
             raise SpecError(f"'{key}' does not apply to a {kind_name} domain",
@@ -361,6 +360,8 @@ class Checker:
                 raise SpecError(f"len must be in 0..{MAX_SEQ_LEN}, not {length}",
                                 r.loc(fields["len"][1]))
             return seq_domain(elem, length)
+        if kind_name == "multiset":
+            return self.multiset(node, value, fields)
         if kind_name == "set":
             elem = self.domain(value)
             if not isinstance(elem.type, IntT | EnumT | BoolT):
@@ -386,6 +387,29 @@ class Checker:
             raise SpecError("a record needs at least one field", r.loc(value))
         return record_domain([(r.name(k, "field name"), self.domain(v))
                               for _, (k, v) in fields_node.items()])
+
+    def multiset(self, node: Node, value: Node, fields: dict) -> Domain:
+        """{multiset: D, size: k}: k elements of D, repeats allowed, order ignored; the value
+        is the sequence of counts per element of D (indexed by label for an enum)."""
+        r = self.reader
+        universe = self.domain(value)
+        if not isinstance(universe.type, IntT | EnumT):
+            raise SpecError(f"multiset elements must be integers or enum values, not "
+                            f"{universe.describe()}", r.loc(value))
+        if "size" not in fields:
+            raise SpecError("a multiset domain needs 'size', how many elements it holds",
+                            r.loc(node), hint="e.g. {multiset: Face, size: 5}")
+        total = self.const_int(fields["size"][1], "size")
+        n = universe_size(universe.type)
+        if total < 0 or n > MAX_SEQ_LEN:
+            raise SpecError(f"a multiset needs size >= 0 and at most {MAX_SEQ_LEN} kinds of "
+                            "element", r.loc(fields["size"][1]))
+        d = multiset_domain(universe, total)
+        if domain_size(d) > MAX_MULTISET_VALUES:
+            raise SpecError(f"{d.describe()} has {domain_size(d):,} values, more than "
+                            f"{MAX_MULTISET_VALUES:,}", r.loc(node),
+                            hint="fewer elements or kinds of element")
+        return d
 
     def indexed_seq(self, value: Node, fields: dict) -> Domain:
         """{seq: D, index: E}: one element of D per label of the enum E, s[label]."""

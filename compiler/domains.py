@@ -2,7 +2,8 @@
 
 Canonical order (DESIGN §3): ranges ascending, enums as listed, sets by size
 then lexicographically, sequences and records lexicographically (first
-position / field most significant). Every domain can be *unranked*: a numpy
+position / field most significant), multisets as their count sequences,
+lexicographically. Every domain can be *unranked*: a numpy
 array of ranks becomes the encoded values at those positions, so a product of
 domains (the secret, a query's arguments) is listed in chunks of ranks without
 ever materialising it whole.
@@ -10,7 +11,8 @@ ever materialising it whole.
 Encodings shared by the kernels: int -> its value, bool -> bool, enum -> index
 of the label, string -> index in the game's sorted string table, set ->
 bitmask over the element universe, seq/tuple -> Python tuple of element
-encodings, record -> tuple of field encodings in declared order.
+encodings, record -> tuple of field encodings in declared order, multiset ->
+the sequence of its counts, one per element of the universe.
 """
 
 from __future__ import annotations
@@ -50,9 +52,12 @@ class Domain:
     length: int = 0  # seq
     sizes: tuple[int, int] = (0, 0)  # set: allowed sizes, inclusive
     fields: tuple[tuple[str, Domain], ...] = ()  # record
+    total: int = -1  # multiset: the counts add up to this (elem is then the universe)
 
     @property
     def kind(self) -> str:
+        if self.total >= 0:
+            return "multiset"
         if isinstance(self.type, SetT):
             return "set"
         if isinstance(self.type, SeqT):
@@ -68,6 +73,8 @@ class Domain:
             by = self.type.index
             return f"seq of {self.elem.describe()} " + (f"(by {by.name})" if by else
                                                        f"(len {self.length})")
+        if self.kind == "multiset":
+            return f"multiset of {self.elem.describe()} (size {self.total})"
         if self.kind == "set":
             lo, hi = self.sizes
             size = f"size {lo}" if lo == hi else f"size {lo}..{hi}"
@@ -94,6 +101,14 @@ def set_domain(elem: Domain, lo: int, hi: int) -> Domain:
     return Domain(SetT(elem.type), elem=elem, sizes=(lo, hi))
 
 
+def multiset_domain(universe: Domain, total: int) -> Domain:
+    """Multisets of `total` elements of a range or enum universe, as count sequences:
+    one count per element (indexed by label for an enum), adding up to `total`."""
+    n = universe_size(universe.type)
+    index = universe.type if isinstance(universe.type, EnumT) else None
+    return Domain(SeqT(IntT(0, total), n, index), elem=universe, length=n, total=total)
+
+
 def record_domain(fields: list[tuple[str, Domain]]) -> Domain:
     return Domain(RecordT(tuple((n, d.type) for n, d in fields)), fields=tuple(fields))
 
@@ -117,6 +132,8 @@ def domain_size(d: Domain) -> int:
     t = d.type
     if isinstance(t, FloatT):
         raise ValueError("a continuous domain has no size")
+    if d.kind == "multiset":
+        return comb(d.length + d.total - 1, d.total)
     if d.kind == "seq":
         return domain_size(d.elem) ** d.length
     if d.kind == "set":
@@ -132,6 +149,9 @@ def domain_size(d: Domain) -> int:
 def unrank(d: Domain, ranks: np.ndarray) -> Any:
     """Encoded values of domain d at the given canonical ranks (int64 array)."""
     ranks = np.asarray(ranks, dtype=np.int64)
+    if d.kind == "multiset":
+        table = multiset_table(d.length, d.total)[ranks]
+        return tuple(table[..., i] for i in range(d.length))
     if d.kind == "seq":
         base = domain_size(d.elem)
         digits = []
@@ -159,6 +179,20 @@ def unrank(d: Domain, ranks: np.ndarray) -> Any:
 
 
 SUBSET_TABLE_LIMIT = 1 << 22
+
+
+@lru_cache(maxsize=32)
+def multiset_table(n: int, total: int) -> np.ndarray:
+    """Every way to write `total` as n counts >= 0, lexicographically (one row each)."""
+    def compositions(parts: int, left: int):
+        if parts == 1:
+            yield (left,)
+            return
+        for first in range(left + 1):
+            for rest in compositions(parts - 1, left - first):
+                yield (first, *rest)
+
+    return np.array(list(compositions(n, total)), dtype=np.int64).reshape(-1, n)
 
 
 @lru_cache(maxsize=32)

@@ -265,6 +265,11 @@ def rank_of(d: Domain, value: Any) -> int:
 
     from compiler.domains import set_elements
 
+    if d.kind == "multiset":
+        from compiler.domains import multiset_table
+
+        rows = multiset_table(d.length, d.total)
+        return int(np.flatnonzero((rows == np.asarray(value)).all(axis=1))[0])
     if d.kind == "seq":
         r = 0
         for v in value:

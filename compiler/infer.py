@@ -10,6 +10,7 @@ String literals compared with enum values become labels of that enum here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from compiler import ir
@@ -37,7 +38,8 @@ MAX_UNROLL = 100_000  # generator iterations (static bound) a kernel may unroll
 AGGREGATES = ("count", "sum", "min", "max", "prod", "exists", "forall", "first")
 BUILTINS = ("count", "size", "len", "disjoint", "alldifferent", "abs", "sqrt", "exp", "log",
             "min", "max", "sum", "prod", "exists", "forall", "first", "union", "intersection",
-            "int", "float", "onehot", "dirichlet_pdf")
+            "int", "float", "onehot", "dirichlet_pdf", "factorial", "lgamma")
+MAX_FACTORIAL = 20  # 20! is the largest factorial an int64 holds
 
 
 # ----------------------------------------------------------------------------- types
@@ -414,10 +416,18 @@ def builtin_type(typer: Typer, node: ir.Call) -> Type:
             lo = 0 if t.lo <= 0 <= t.hi else min(abs(t.lo), abs(t.hi))
             return IntT(lo, max(abs(t.lo), abs(t.hi)))
         return FloatT()
-    if f in ("sqrt", "exp", "log"):
+    if f in ("sqrt", "exp", "log", "lgamma"):
         arity(1)
         _need_number(args[0], f"{f}()")
         return FloatT()
+    if f == "factorial":
+        arity(1)
+        t = types[0]
+        if not isinstance(t, IntT) or t.lo < 0 or t.hi > MAX_FACTORIAL:
+            raise SpecError(f"factorial() needs an integer in 0..{MAX_FACTORIAL}, not "
+                            f"{t.show()}", args[0].loc,
+                            hint="for larger numbers use exp() of a sum of log()s")
+        return IntT(math.factorial(t.lo), math.factorial(t.hi))
     if f in ("min", "max") and len(args) >= 2:
         for a in args:
             _need_number(a, f"{f}()")

@@ -231,6 +231,8 @@ def _call(node: ir.Call, env):
         return len(set(args[0])) == len(args[0])
     if f == "abs":
         return abs(args[0])
+    if f == "factorial":
+        return math.factorial(args[0])
     if f == "sqrt":
         if args[0] < 0:
             raise EvaluationError(f"square root of a negative number in '{node.text}'",
@@ -241,6 +243,10 @@ def _call(node: ir.Call, env):
             return math.exp(args[0])
         except OverflowError:
             return math.inf
+    if f == "lgamma":
+        if args[0] <= 0 and float(args[0]).is_integer():
+            raise EvaluationError(f"lgamma at a pole ({args[0]}) in '{node.text}'", node.loc)
+        return math.lgamma(args[0])
     if f == "log":
         if args[0] < 0:
             raise EvaluationError(f"log of a negative number in '{node.text}'", node.loc)

@@ -14,6 +14,7 @@ is the number of hypotheses it keeps.
 from __future__ import annotations
 
 import random
+import resource
 from bisect import bisect_right
 from itertools import accumulate
 
@@ -21,11 +22,24 @@ from pysdd.sdd import SddManager, SddNode, Vtree
 
 from compiler.boolean import FALSE, TRUE, Lowering
 
+STACK_BYTES = 1 << 30
+
+
+def allow_deep_recursion() -> None:
+    """The SDD library recurses once per vtree level in C: a one-hot group of a few
+    hundred values overflows the usual 8 MiB stack (a segmentation fault). Linux grows
+    the main thread's stack up to the soft limit at the time, so raise it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    want = STACK_BYTES if hard == resource.RLIM_INFINITY else min(hard, STACK_BYTES)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+
 
 class DiagramBuilder:
     """Compiles circuit nodes of one lowering into SDDs over one manager."""
 
     def __init__(self, lowering: Lowering, vtree_type: str = "right"):
+        allow_deep_recursion()
         self.lowering = lowering
         n = max(1, lowering.circuit.variables)
         self.vtree = Vtree(var_count=n, var_order=list(range(1, n + 1)), vtree_type=vtree_type)

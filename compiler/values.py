@@ -21,6 +21,8 @@ from compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, T
 def coerce(t: Type | Domain, raw: Any) -> Any:
     """`raw` as a value of type (or domain) t; ValueError if it is not one."""
     if isinstance(t, Domain):
+        if t.kind == "multiset":
+            return _coerce_multiset(t, raw)
         value = coerce(t.type, raw)
         if t.kind == "set" and not t.sizes[0] <= len(value) <= t.sizes[1]:
             lo, hi = t.sizes
@@ -52,6 +54,23 @@ def coerce(t: Type | Domain, raw: Any) -> Any:
                                 else f"missing {', '.join(missing)}"))
         return {n: coerce(ft, raw[n]) for n, ft in t.fields}
     return _coerce_scalar(t, raw)
+
+
+def _coerce_multiset(d: Domain, raw: Any) -> tuple[int, ...]:
+    """Counts per element, given as a list of counts or a mapping element -> count."""
+    t = d.type
+    if isinstance(raw, dict):
+        universe = list(t.index.values) if t.index is not None else list(
+            range(d.elem.type.lo, d.elem.type.hi + 1))
+        unknown = [k for k in raw if k not in universe]
+        if unknown:
+            raise ValueError(f"{_show(unknown[0])} is not an element of {d.elem.describe()}")
+        raw = [raw.get(e, 0) for e in universe]
+    counts = coerce(t, raw)
+    if sum(counts) != d.total:
+        raise ValueError(f"{_show(raw)} holds {sum(counts)} elements; {d.describe()} "
+                         f"needs {d.total}")
+    return counts
 
 
 def coerce_text(t: Type | Domain, text: str) -> Any:

@@ -212,6 +212,10 @@ class Compiler:
 
         def pick(ctx):
             items, i = target(ctx), index(ctx)
+            if np.ndim(i) == 0:  # one index for the whole block, e.g. a loop variable
+                k = int(i)
+                return select(node.type, True, items[k], items[k]) if 0 <= k < n else \
+                    select(node.type, True, items[0], items[0])
             out = items[0]
             for k in range(max(it.lo, 1), min(it.hi, n - 1) + 1):
                 out = select(node.type, np.equal(i, k), items[k], out)
@@ -313,8 +317,12 @@ class Compiler:
             return alldifferent
         if f == "abs":
             return lambda ctx: np.abs(args[0](ctx)).astype(dt)
-        if f in ("sqrt", "exp", "log"):
-            ufunc = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log}[f]
+        if f == "factorial":
+            hi = node.args[0].type.hi  # static bounds: every factorial in the table fits dt
+            table = np.array([math.factorial(k) for k in range(hi + 1)], dtype=dt)
+            return lambda ctx: table[np.clip(args[0](ctx), 0, hi)]
+        if f in ("sqrt", "exp", "log", "lgamma"):
+            ufunc = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "lgamma": _lgamma}[f]
 
             def unary_float(ctx):
                 with np.errstate(all="ignore"):
@@ -642,6 +650,16 @@ def encode_const(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
     if isinstance(t, IntT):
         return int(value)
     raise TypeError(f"no constant encoding for {t.show()}")
+
+
+_lgamma_each = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """log |Γ(x)| elementwise (numpy has no ufunc for it); inf at the poles."""
+    poles = (x <= 0) & (x == np.floor(x))
+    out = _lgamma_each(np.where(poles, 1.0, x)).astype(np.float64)
+    return np.where(poles, np.inf, out)
 
 
 def dirichlet_pdf(x: tuple, alpha: tuple) -> np.ndarray:

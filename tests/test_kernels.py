@@ -9,6 +9,7 @@ identical values. Mastermind is also checked against a scorer written here.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from functools import cache
 from typing import Any
@@ -113,9 +114,30 @@ def test_every_expression_kernel_equals_interpreter(name, data):
         if action.response is not None:
             answer = action.response.answer
             variables["answer"] = answer.domain.type
-            values["answer"] = data.draw(st.sampled_from(answer_values(name, action.name)))
+            values["answer"] = (
+                data.draw(st.sampled_from(answer_values(name, action.name)))
+                if answer.domain.type.finite else
+                continuous_value(answer.domain, np.random.default_rng(data.draw(st.integers(
+                    0, 2**32 - 1)))))
         for node in action_expressions(action):
-            assert kernel_point(g, node, variables, values) == evaluate(node, values), node.text
+            got, expected = kernel_point(g, node, variables, values), evaluate(node, values)
+            assert got == expected or (isinstance(expected, float) and math.isclose(
+                got, expected, rel_tol=1e-9, abs_tol=1e-300)), node.text
+
+
+def continuous_value(d, rng: np.random.Generator) -> Any:
+    """A value of a domain with Real parts: each sequence of reals a point of the simplex
+    (what a density over probability vectors is evaluated at)."""
+    if d.kind == "record":
+        return {n: continuous_value(f, rng) for n, f in d.fields}
+    if d.kind == "seq" and not d.elem.type.finite:
+        return tuple(float(x) for x in rng.dirichlet(np.ones(d.length)))
+    if d.kind == "seq":
+        return tuple(continuous_value(d.elem, rng) for _ in range(d.length))
+    if d.type.finite:
+        values = domain_values(d)
+        return values[int(rng.integers(len(values)))]
+    return float(rng.random())
 
 
 @cache

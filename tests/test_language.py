@@ -9,6 +9,7 @@ from the full argument domains (not only legal ones) to reach more branches.
 
 from __future__ import annotations
 
+import itertools
 import math
 import textwrap
 from functools import cache
@@ -53,7 +54,8 @@ SPEC = textwrap.dedent("""\
       twice(x): "sq(x) + sq(x) - x * x"
     queries:
       probe:
-        args: {x: Small, t: {set: Small}, c: Kind, v: {seq: Small, len: 3}}
+        args: {x: Small, t: {set: Small}, c: Kind, v: {seq: Small, len: 3},
+               mb: {multiset: Kind, size: 2}}
         legal: ["size(t) <= 3"]
         feedback:
           hit: "a == x"
@@ -81,6 +83,8 @@ SPEC = textwrap.dedent("""\
           name: "name == 'hi'"
           onehots: "sum(onehot(k, Kind)) + onehot(x, Small)[a]"
           pw: "(x + 1) ** 2 - abs(-3)"
+          bag: "mb[k] + factorial(a) + count(mb[kk] > 0 for kk in Kind)"
+          lg: "lgamma(float(x) + 0.5) - lgamma(float(mb[c] + 1)) > 0.25"
     observations:
       told:
         args: {c: Kind}
@@ -114,7 +118,7 @@ def features(tmp_path_factory):
 def test_features_spec_loads(features):
     m = features.model
     assert [v.name for v in m.secret] == ["a", "k", "s", "r", "w"]
-    assert len(m.queries[0].feedback) == 25
+    assert len(m.queries[0].feedback) == 27
     n = features.hypotheses.size
     brute = 0
     for a in range(4):
@@ -285,3 +289,40 @@ def test_indexed_sequences_refuse_other_indices(bad, message):
 
     with pytest.raises(SpecError, match=message):
         load_game_text(INDEXED.replace('"owner[x]"', f'"{bad}"'), "indexed.yaml")
+
+
+# ----------------------------------------------------------------------------- multisets
+
+def test_multisets_are_count_sequences():
+    from compiler.domains import domain_size, domain_values
+    from compiler.enumerate import rank_of
+    from compiler.errors import SpecError
+    from compiler.game import load_game_text
+    from compiler.values import coerce
+
+    text = textwrap.dedent("""\
+        game: Bag
+        domains: {Kind: {enum: [x, y, z]}}
+        secret: {bag: {multiset: Kind, size: 3}}
+        queries:
+          ask:
+            args: {k: Kind}
+            feedback: "bag[k]"
+        """)
+    g = load_game_text(text, "bag.yaml")
+    d = g.model.secret[0].domain
+    brute = sorted({tuple(combo.count(k) for k in "xyz")
+                    for combo in itertools.product("xyz", repeat=3)})
+    assert domain_size(d) == len(brute) == 10
+    assert domain_values(d) == brute
+    assert [rank_of(d, v) for v in brute] == list(range(10))
+    assert coerce(d, {"x": 2, "z": 1}) == (2, 0, 1) == coerce(d, [2, 0, 1])
+    with pytest.raises(ValueError, match="holds 2 elements"):
+        coerce(d, {"x": 2})
+    for h in range(g.hypotheses.size):
+        bag = g.hypotheses.value(h)["bag"]
+        assert g.kernel_feedback("ask", {"k": "y"}, g.hypotheses.value(h)) == {"feedback": bag[1]}
+    with pytest.raises(SpecError, match="needs 'size'"):
+        load_game_text(text.replace(", size: 3", ""), "bag.yaml")
+    with pytest.raises(SpecError, match="factorial"):
+        load_game_text(text.replace('"bag[k]"', '"factorial(bag[k] - 1)"'), "bag.yaml")
