@@ -14,13 +14,15 @@ columns, so one evaluation gives a whole (answers x hypotheses) matrix.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
 from compiler.check import CheckedAction, Response
 from compiler.domains import domain_size, from_python, unrank
-from compiler.enumerate import rows_per_chunk, shaped
+from compiler.enumerate import rank_of, rows_per_chunk, shaped
 from compiler.errors import BudgetError, ObservationError
 from compiler.game import Game, as_column
 from compiler.vectorise import Ctx
@@ -33,9 +35,47 @@ def response_of(game: Game, action: str) -> tuple[CheckedAction, Response]:
     return a, a.response
 
 
+TABLE_BYTES = 8 << 20  # an (answers x hypotheses) table this small is kept for reuse
+CACHE_BYTES = 32 << 20  # per game
+_tables: WeakKeyDictionary[Game, OrderedDict[tuple, np.ndarray]] = WeakKeyDictionary()
+
+
 def answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any,
                       index: np.ndarray) -> np.ndarray:
-    """P(answer | h, args) for the hypotheses at `index` (answer given as a plain value)."""
+    """P(answer | h, args) for the hypotheses at `index` (answer given as a plain value).
+
+    When the answers are finite and few, P(every answer | every hypothesis) is computed
+    in one kernel call per (action, args) and kept (least recently used first out):
+    simulations and evaluations meet the same question again and again."""
+    _, r = response_of(game, action)
+    size = game.hypotheses.size
+    if r.likelihood == "density" or \
+            domain_size(r.answer.domain) * size * 8 > TABLE_BYTES:
+        return _answer_likelihood(game, action, args, answer, index)
+    return _likelihood_table(game, action, args)[rank_of(r.answer.domain, answer)][index]
+
+
+def _likelihood_table(game: Game, action: str, args: dict[str, Any]) -> np.ndarray:
+    cache = _tables.setdefault(game, OrderedDict())
+    key = (action, repr(args))
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    a, r = response_of(game, action)
+    size = domain_size(r.answer.domain)
+    everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+    answers = shaped(unrank(r.answer.domain, np.arange(size, dtype=np.int64)), "row")
+    legal, valid, weight = _evaluate(game, a, r, args, answers, everyone, size)
+    w = np.where(legal & valid, weight, 0.0)
+    total = w.sum(axis=0)
+    table = cache[key] = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    while len(cache) > 1 and sum(t.nbytes for t in cache.values()) > CACHE_BYTES:
+        cache.popitem(last=False)
+    return table
+
+
+def _answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any,
+                       index: np.ndarray) -> np.ndarray:
     a, r = response_of(game, action)
     t = r.answer.domain.type
     encoded = from_python(t, answer, game.model.strings)
