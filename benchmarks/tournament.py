@@ -1,4 +1,5 @@
-"""The tournament of Meng & Lucas on the spec library, written to docs/results.md.
+"""The tournament of Meng & Lucas on the spec library, written to its section of
+docs/results.md (between the tournament markers; the rest of the file is kept).
 
 Every single-player game of specs/ at two sizes; strategies random, SO-ISMCTS,
 exhaustive ISES (entropy) and sampled ISES with a per-decision time limit;
@@ -103,7 +104,7 @@ def main() -> None:
 
 
 def write_results(table: str, args: argparse.Namespace, games: int, elapsed: float) -> None:
-    text = f"""# Results: the tournament of Meng & Lucas on the spec library
+    section = f"""## The tournament of Meng & Lucas on the spec library
 
 `python benchmarks/tournament.py --trials {args.trials} --time-limit {args.time_limit} \\
 --workers {args.workers}` (it runs `sleuth bench`'s machinery): every single-player
@@ -132,7 +133,22 @@ the code-breaking games it rarely finishes within 100 queries; SO-ISMCTS's tree,
 
 ![average queries per game and strategy](results/results.png)
 """
-    (ROOT / "docs" / "results.md").write_text(text)
+    path = ROOT / "docs" / "results.md"
+    path.write_text(with_section(path.read_text() if path.exists() else "", section))
+
+
+BEGIN, END = "<!-- tournament: begin -->", "<!-- tournament: end -->"
+
+
+def with_section(text: str, section: str) -> str:
+    """`text` with the tournament's section (between its markers) replaced by `section`;
+    the rest of docs/results.md (other games' results) is written by hand and kept."""
+    block = f"{BEGIN}\n{section}{END}\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        after = rest.split(END, 1)[1].lstrip("\n")
+        return head + block + ("\n" + after if after else "")
+    return "# Results\n\n" + block + text
 
 
 if __name__ == "__main__":
