@@ -153,6 +153,7 @@ class Group:
     values: list[Any]
     literals: list[int]  # circuit variable numbers (1-based), one per value
     nodes: list[int]  # the circuit nodes of those variables
+    parts: tuple[str, ...] = ()  # a multiset's group: the names of its counts
 
 
 class Lowering:
@@ -195,7 +196,8 @@ class Lowering:
         values = domain_values(d)
         nodes = [self.circuit.new_var() for _ in values]
         literals = [self.circuit.nodes[n][1] for n in nodes]
-        self.groups.append(Group(name, values, literals, nodes))
+        parts = tuple(f"{name}[{position_name(d.type, i)}]" for i in range(d.length))
+        self.groups.append(Group(name, values, literals, nodes, parts))
         counts = []
         for i in range(d.length):
             by_count: dict[int, list[int]] = {}
@@ -216,6 +218,21 @@ class Lowering:
             return {k: walk(e) for k, e in encoded.items()}
 
         return {name: walk(encoded) for name, encoded in self.secret.items()}
+
+    def by_part(self, marginals: dict[str, dict[Any, float]]) -> dict[str, dict[Any, float]]:
+        """Group marginals with each multiset's spread over its counts, as the enumerated
+        backend reports them (one distribution per count, `roll[six]`)."""
+        out = {}
+        for g in self.groups:
+            if not g.parts:
+                out[g.name] = marginals[g.name]
+                continue
+            for i, part in enumerate(g.parts):
+                dist: dict[Any, float] = {}
+                for v, p in marginals[g.name].items():
+                    dist[v[i]] = dist.get(v[i], 0.0) + p
+                out[part] = dict(sorted(dist.items()))
+        return out
 
     def one_hot(self) -> list[int]:
         """Exactly one variable of each group is true (a DP count, linear in the group)."""

@@ -242,6 +242,9 @@ class CountedBelief:
     def marginals(self) -> dict[str, dict[Any, float]]:
         """P(value) of every one-hot group: with sdd, every literal's probability from one
         weighted-model-count pass (derivatives); with cnf, one Ganak count per value."""
+        return self.space.lowering.by_part(self._group_marginals())
+
+    def _group_marginals(self) -> dict[str, dict[Any, float]]:
         groups = self.space.lowering.groups
         if self.backend == "sdd":
             if self.uniform:
@@ -263,7 +266,7 @@ class CountedBelief:
         groups = [g for g in self.space.lowering.groups
                   if g.name.split("[")[0].split(".")[0] in names]
         if self.backend == "sdd":
-            m = self.marginals()
+            m = self._group_marginals()
             return all(sum(1 for p in m[g.name].values() if p > 0) == 1 for g in groups)
         return all(sum(1 for node in g.nodes if self.count_with(node)) == 1 for g in groups)
 
