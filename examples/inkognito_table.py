@@ -13,7 +13,7 @@ same answers update the joint model and the three independent models (each
 only with its own opponent's answers); we count the questions until every
 opponent's most likely identity has posterior >= 0.95, under each.
 
-    python examples/inkognito_table.py [--games 1000] [--seed 0]
+    python examples/inkognito_table.py [--games 1000] [--seed 0] [--plot PNG]
 """
 
 from __future__ import annotations
@@ -112,9 +112,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "results" / "inkognito-table.png"),
+                        help="where to draw the distribution of questions needed")
     args = parser.parse_args()
     part_one()
-    part_two(args.games, args.seed)
+    joint, alone = part_two(args.games, args.seed)
+    plot(joint, alone, Path(args.plot))
+    print(f"  histogram drawn in {args.plot}")
+
+
+def plot(joint: np.ndarray, alone: np.ndarray, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    bins = np.arange(0.5, max(joint.max(), alone.max()) + 1.5)
+    ax.hist(joint, bins, alpha=0.7, label=f"joint model (mean {joint.mean():.2f})")
+    ax.hist(alone, bins, alpha=0.6, label=f"independent models (mean {alone.mean():.2f})")
+    ax.set_xlabel("questions until every identity has posterior >= 0.95")
+    ax.set_ylabel(f"games (of {len(joint):,})")
+    ax.set_title("Inkognito at the whole table")
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":

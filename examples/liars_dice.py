@@ -44,7 +44,9 @@ from compiler.game import Game
 from solver.belief import Belief
 from solver.observe import Event, apply_event
 
-SPEC = Path(__file__).resolve().parent.parent / "specs" / "liars-dice.yaml"
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "specs" / "liars-dice.yaml"
+PLOT = ROOT / "docs" / "results" / "liars-dice.png"
 FACES = ("one", "two", "three", "four", "five", "six")
 PLAYERS, DICE = 3, 5
 LAMBDA, TAU = 1.0, 0.5
@@ -210,16 +212,55 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+def walk_through(seed: int, bids: int = 6) -> None:
+    """One round, bid by bid: what the bids say about the opponents' rolls."""
+    rng = np.random.default_rng(seed)
+    dice = [DICE] * PLAYERS
+    rolls = [np.bincount(rng.integers(0, 6, d), minlength=6) for d in dice]
+    observer = Observer(dice, 0)
+    print("Part 1: one round seen from seat 0 (EI); its dice", roll_text(rolls[0]))
+    for j in (1, 2):
+        print(f"  seat {j} really holds {roll_text(rolls[j])}")
+    standing, player = None, 1
+    for _ in range(bids):
+        own = held(rolls[player])
+        if player == 0:
+            mean, sd = observer.view()
+        else:
+            mean, sd = binomial_view(sum(dice) - dice[player])
+        bid = decide(standing, own, mean, sd, sum(dice), rng)
+        if bid is None:
+            print(f"  seat {player} calls")
+            break
+        print(f"  seat {player} bids {bid[0]} x {FACES[bid[1]]}")
+        if player != 0:
+            observer.saw(player, standing, bid)
+            belief = observer.beliefs[player]
+            counts = np.stack(belief.values("roll"), axis=-1)
+            expected = belief.probabilities() @ counts
+            print(f"    seat {player}'s expected face counts now " +
+                  " ".join(f"{FACES[f]} {expected[f]:.2f}" for f in range(6)) +
+                  f"  ({belief.entropy_bits():.2f} bits left of "
+                  f"{Belief.prior(belief.game).entropy_bits():.2f})")
+        standing, player = bid, (player + 1) % PLAYERS
+
+
+def roll_text(counts: np.ndarray) -> str:
+    return " ".join(f"{c} x {FACES[f]}" for f, c in enumerate(counts) if c)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--plot", default=str(PLOT), help="where to draw the win rates")
     args = parser.parse_args()
     start = time.perf_counter()
+    walk_through(args.seed)
     wins = play(args.games, args.seed, args.workers)
     n = args.games
-    print(f"{n} seeded games (seed {args.seed}): {PLAYERS} players, {DICE} dice each, "
+    print(f"\nPart 2: {n} seeded games (seed {args.seed}): {PLAYERS} players, {DICE} dice each, "
           f"ones wild, lambda {LAMBDA}, tau {TAU}")
     for name, label in (("ei", "EI in seat 0, ZI in seats 1-2"),
                         ("zi", "ZI in every seat (control)")):
@@ -227,7 +268,32 @@ def main() -> None:
         lo, hi = wilson(int(w[0]), n)
         print(f"{label:<32} seat 0 wins {w[0] / n:.3f} (95 % CI {lo:.3f}-{hi:.3f});"
               f" seats 1, 2: {w[1] / n:.3f}, {w[2] / n:.3f}")
-    print(f"[{time.perf_counter() - start:.0f} s]")
+    plot(wins, n, Path(args.plot))
+    print(f"[{time.perf_counter() - start:.0f} s]; win rates drawn in {args.plot}")
+
+
+def plot(wins: dict[str, np.ndarray], n: int, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for k, (name, label) in enumerate((("ei", "EI in seat 0"), ("zi", "all ZI (control)"))):
+        rates = wins[name] / n
+        ci = np.array([wilson(int(w), n) for w in wins[name]])
+        x = np.arange(PLAYERS) + (k - 0.5) * 0.38
+        ax.bar(x, rates, 0.36, label=label,
+               yerr=[rates - ci[:, 0], ci[:, 1] - rates], capsize=3)
+    ax.axhline(1 / PLAYERS, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(range(PLAYERS), [f"seat {j}" for j in range(PLAYERS)])
+    ax.set_ylabel(f"win rate over {n:,} games")
+    ax.set_title("Liar's Dice: EI (Sleuth's posterior) against ZI bidders")
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
