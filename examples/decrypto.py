@@ -14,6 +14,7 @@ maximum a posteriori code (ties: the first in canonical order).
   revealed codes, `past_round`), so its accuracy climbs round by round.
 
     python examples/decrypto.py [--games 500] [--rounds 8] [--seed 0] [--workers 2]
+                                [--plot PNG]
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "results" / "decrypto.png"),
+                        help="where to draw the accuracy per round")
     args = parser.parse_args()
     start = time.perf_counter()
     out = play(args.games, args.rounds, args.seed, args.workers)
@@ -138,7 +141,32 @@ def main() -> None:
         print(f"{r + 1:>5}  {out['own'][r]:>14.3f}  ({out['clear'][r]:.3f}, "
               f"{int(out['clear_right'][r])}/{clear})  {out['spy'][r]:>25.3f}  "
               f"({out['spy_p'][r]:.3f})  ±{half:.3f}")
-    print(f"[{time.perf_counter() - start:.0f} s]")
+    plot(out, n, Path(args.plot))
+    print(f"[{time.perf_counter() - start:.0f} s]; accuracy drawn in {args.plot}")
+
+
+def plot(out: dict[str, np.ndarray], n: int, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rounds = np.arange(1, len(out["own"]) + 1)
+    half = 1.96 * np.sqrt(out["spy"] * (1 - out["spy"]) / n)
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.plot(rounds, out["own"], "o-", label="own team (keywords known)")
+    ax.errorbar(rounds, out["spy"], yerr=half, fmt="s-", capsize=3, label="interceptor")
+    ax.plot(rounds, out["spy_p"], "k:", label="interceptor's mean MAP probability")
+    ax.axhline(1 / len(CODES), color="grey", lw=0.8, ls="--", label="chance (1/24)")
+    ax.set_xlabel("round")
+    ax.set_ylabel(f"right code (of {n} games)")
+    ax.set_ylim(0, 1)
+    ax.set_title("Decrypto: the guess is the posterior mode")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
