@@ -160,3 +160,12 @@ def test_symbolic_backend_agrees_on_the_multiset_prior():
     for name, values in enum.marginals().items():
         for v, p in values.items():
             assert sdd.marginals()[name][v] == pytest.approx(p, abs=1e-12)
+
+
+def test_simulated_games_finish_with_one_winner():
+    """A few games of the simulator, EI and control, on spawned seeds: every game ends
+    with exactly one player holding dice, so the winners' counts add up."""
+    import liars_dice as sim
+
+    wins = sim.play_block(3, np.random.SeedSequence(5))
+    assert wins["ei"].sum() == wins["zi"].sum() == 3
