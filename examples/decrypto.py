@@ -146,14 +146,15 @@ def main() -> None:
 
 
 def plot(out: dict[str, np.ndarray], n: int, path: Path) -> None:
-    import matplotlib
+    from figures import figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    with figure(path) as (_, ax):
+        draw_accuracy(ax, out, n)
 
+
+def draw_accuracy(ax, out: dict[str, np.ndarray], n: int) -> None:
     rounds = np.arange(1, len(out["own"]) + 1)
     half = 1.96 * np.sqrt(out["spy"] * (1 - out["spy"]) / n)
-    fig, ax = plt.subplots(figsize=(6, 3.2))
     ax.plot(rounds, out["own"], "o-", label="own team (keywords known)")
     ax.errorbar(rounds, out["spy"], yerr=half, fmt="s-", capsize=3, label="interceptor")
     ax.plot(rounds, out["spy_p"], "k:", label="interceptor's mean MAP probability")
@@ -163,10 +164,6 @@ def plot(out: dict[str, np.ndarray], n: int, path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.set_title("Decrypto: the guess is the posterior mode")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -122,12 +122,13 @@ def main() -> None:
 
 
 def plot(joint: np.ndarray, alone: np.ndarray, path: Path) -> None:
-    import matplotlib
+    from figures import figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    with figure(path) as (_, ax):
+        draw_histogram(ax, joint, alone)
 
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+
+def draw_histogram(ax, joint: np.ndarray, alone: np.ndarray) -> None:
     bins = np.arange(0.5, max(joint.max(), alone.max()) + 1.5)
     ax.hist(joint, bins, alpha=0.7, label=f"joint model (mean {joint.mean():.2f})")
     ax.hist(alone, bins, alpha=0.6, label=f"independent models (mean {alone.mean():.2f})")
@@ -135,10 +136,6 @@ def plot(joint: np.ndarray, alone: np.ndarray, path: Path) -> None:
     ax.set_ylabel(f"games (of {len(joint):,})")
     ax.set_title("Inkognito at the whole table")
     ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

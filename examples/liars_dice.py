@@ -273,12 +273,13 @@ def main() -> None:
 
 
 def plot(wins: dict[str, np.ndarray], n: int, path: Path) -> None:
-    import matplotlib
+    from figures import figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    with figure(path) as (_, ax):
+        draw_wins(ax, wins, n)
 
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+
+def draw_wins(ax, wins: dict[str, np.ndarray], n: int) -> None:
     for k, (name, label) in enumerate((("ei", "EI in seat 0"), ("zi", "all ZI (control)"))):
         rates = wins[name] / n
         ci = np.array([wilson(int(w), n) for w in wins[name]])
@@ -290,10 +291,6 @@ def plot(wins: dict[str, np.ndarray], n: int, path: Path) -> None:
     ax.set_ylabel(f"win rate over {n:,} games")
     ax.set_title("Liar's Dice: EI (Sleuth's posterior) against ZI bidders")
     ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

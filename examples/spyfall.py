@@ -400,10 +400,8 @@ def report(out: dict[str, np.ndarray], games: int, rounds: int, sample: int) -> 
 
 def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) -> str:
     """The first seeded game (Flat) that lasts at least one round: its public beliefs."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from figures import figure
 
     g = 0
     for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(1000)):  # noqa: B007
@@ -411,28 +409,9 @@ def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) ->
         if res["turns"] >= N_PLAYERS:
             break
     trace = np.array(res["trace"])
-    turns = np.arange(len(trace))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharex=True)
-    for ax, marg, labels, truth, title in (
-            (axes[0], trace.sum(axis=2), [f"location {i}" for i in range(N_LOC)],
-             res["location"], "public location belief"),
-            (axes[1], trace.sum(axis=1), [f"player {i}" for i in range(N_PLAYERS)],
-             res["spy"], "public spy belief")):
-        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85,
-                     colors=plt.cm.tab10(np.arange(marg.shape[1]) % 10))
-        ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
-        ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
-        ax.set_title(f"{title} (truth: band {truth}, outlined)")
-        ax.set_xlabel("turn (0 = prior; speaker = (turn - 1) mod players)")
-        ax.set_ylim(0, 1)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    with figure(path_beliefs, (11, 4), ncols=2, sharex=True) as (fig, axes):
+        draw_sample(fig, axes, g, res, trace, plt.cm.tab10)
     outcome = OUTCOMES[res["outcome"]]
-    fig.suptitle(f"Spyfall sample game {g} (Flat): location {res['location']}, spy "
-                 f"{res['spy']}, {res['turns']} turns, {outcome}")
-    fig.tight_layout()
-    path_beliefs.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path_beliefs, dpi=110)
-    plt.close(fig)
     lines = [f"sample game {g} (Flat): location {res['location']}, spy {res['spy']}, "
              f"{res['turns']} turns, {outcome}"]
     lines.append("turn speaker  top location (p)  P(true location)  top suspect (p)  "
@@ -445,13 +424,33 @@ def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) ->
     return "\n".join(lines)
 
 
+def draw_sample(fig, axes, g: int, res: dict, trace: np.ndarray, colours) -> None:
+    turns = np.arange(len(trace))
+    for ax, marg, labels, truth, title in (
+            (axes[0], trace.sum(axis=2), [f"location {i}" for i in range(N_LOC)],
+             res["location"], "public location belief"),
+            (axes[1], trace.sum(axis=1), [f"player {i}" for i in range(N_PLAYERS)],
+             res["spy"], "public spy belief")):
+        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85,
+                     colors=colours(np.arange(marg.shape[1]) % 10))
+        ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
+        ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
+        ax.set_title(f"{title} (truth: band {truth}, outlined)")
+        ax.set_xlabel("turn (0 = prior; speaker = (turn - 1) mod players)")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle(f"Spyfall sample game {g} (Flat): location {res['location']}, spy "
+                 f"{res['spy']}, {res['turns']} turns, {OUTCOMES[res['outcome']]}")
+
+
 def plot_ig(out: dict[str, np.ndarray], rounds: int, path: Path) -> None:
-    import matplotlib
+    from figures import figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    with figure(path, (7, 4)) as (_, ax):
+        draw_ig(ax, out, rounds)
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+
+def draw_ig(ax, out: dict[str, np.ndarray], rounds: int) -> None:
     turns = np.arange(1, rounds * N_PLAYERS + 1)
     for k, style in ((0, "-"), (1, "--")):
         for i, label in ((0, "non-spy speaker"), (1, "spy speaker")):
@@ -463,9 +462,6 @@ def plot_ig(out: dict[str, np.ndarray], rounds: int, path: Path) -> None:
     ax.set_ylabel("mean IG_t = KL(P_t || P_t-1), bits")
     ax.set_title("Spyfall: information gain of the public location belief")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def main() -> None:
