@@ -28,6 +28,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+from figures import figure
 
 from compiler import load_game
 from solver.belief import Belief
@@ -141,15 +142,9 @@ def main() -> None:
         print(f"{r + 1:>5}  {out['own'][r]:>14.3f}  ({out['clear'][r]:.3f}, "
               f"{int(out['clear_right'][r])}/{clear})  {out['spy'][r]:>25.3f}  "
               f"({out['spy_p'][r]:.3f})  ±{half:.3f}")
-    plot(out, n, Path(args.plot))
-    print(f"[{time.perf_counter() - start:.0f} s]; accuracy drawn in {args.plot}")
-
-
-def plot(out: dict[str, np.ndarray], n: int, path: Path) -> None:
-    from figures import figure
-
-    with figure(path) as (_, ax):
+    with figure(Path(args.plot)) as (_, ax):
         draw_accuracy(ax, out, n)
+    print(f"[{time.perf_counter() - start:.0f} s]; accuracy drawn in {args.plot}")
 
 
 def draw_accuracy(ax, out: dict[str, np.ndarray], n: int) -> None:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from figures import figure
 
 from compiler import load_game
 from solver.belief import Belief
@@ -117,15 +118,9 @@ def main() -> None:
     args = parser.parse_args()
     part_one()
     joint, alone = part_two(args.games, args.seed)
-    plot(joint, alone, Path(args.plot))
-    print(f"  histogram drawn in {args.plot}")
-
-
-def plot(joint: np.ndarray, alone: np.ndarray, path: Path) -> None:
-    from figures import figure
-
-    with figure(path) as (_, ax):
+    with figure(Path(args.plot)) as (_, ax):
         draw_histogram(ax, joint, alone)
+    print(f"  histogram drawn in {args.plot}")
 
 
 def draw_histogram(ax, joint: np.ndarray, alone: np.ndarray) -> None:

@@ -38,6 +38,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+from figures import figure
 
 from compiler import load_game
 from compiler.game import Game
@@ -268,15 +269,9 @@ def main() -> None:
         lo, hi = wilson(int(w[0]), n)
         print(f"{label:<32} seat 0 wins {w[0] / n:.3f} (95 % CI {lo:.3f}-{hi:.3f});"
               f" seats 1, 2: {w[1] / n:.3f}, {w[2] / n:.3f}")
-    plot(wins, n, Path(args.plot))
-    print(f"[{time.perf_counter() - start:.0f} s]; win rates drawn in {args.plot}")
-
-
-def plot(wins: dict[str, np.ndarray], n: int, path: Path) -> None:
-    from figures import figure
-
-    with figure(path) as (_, ax):
+    with figure(Path(args.plot)) as (_, ax):
         draw_wins(ax, wins, n)
+    print(f"[{time.perf_counter() - start:.0f} s]; win rates drawn in {args.plot}")
 
 
 def draw_wins(ax, wins: dict[str, np.ndarray], n: int) -> None:
