@@ -236,7 +236,7 @@ class Lowering:
 
     def one_hot(self) -> list[int]:
         """Exactly one variable of each group is true (a DP count, linear in the group)."""
-        return [self.fold_count(g.nodes).get(1, FALSE) for g in self.groups]
+        return [self.fold_count(g.nodes[::-1], cap=2).get(1, FALSE) for g in self.groups]
 
     def constraints(self) -> list[int]:
         return [self.truth(self.lower(n, {})) for n in self.model.constraints]
@@ -276,10 +276,38 @@ class Lowering:
         """Concrete value if `node` does not depend on the secret, else a symbolic value."""
         if HYP not in node.deps:
             return self._concrete(node, env)
+        by_value = self._by_value(node, env)
+        if by_value is not None:
+            return by_value
         handler = getattr(self, "_" + type(node).__name__.lower(), None)
         if handler is None:
             raise self.refuse(node, "this construct")
         return handler(node, env)
+
+    def _by_value(self, node: ir.Node, env: dict[str, Any]) -> Sym | None:
+        """A scalar-valued node that reads one secret variable held by a single group (a
+        scalar, or a multiset's counts) and nothing symbolic from its scope, evaluated by
+        the interpreter once per value of the group. A multinomial weight over a hand of
+        dice is then a handful of classes, each a disjunction of hands, rather than a case
+        split per count. None when that does not apply (or a value fails to evaluate:
+        the case split then reports it as usual)."""
+        if not isinstance(node.type, SCALAR_TYPES) or isinstance(node, ir.Name):
+            return None
+        names = secret_names(node)
+        if len(names) != 1:
+            return None
+        (name,) = names
+        group = self._group_of.get(id(self.secret[name]))
+        if group is None or any(_symbolic(v) for v in env.values()):
+            return None
+        g = self.groups[group]
+        by_result: dict[Any, list[int]] = {}
+        try:
+            for v, n in zip(g.values, g.nodes, strict=True):
+                by_result.setdefault(evaluate(node, {**env, name: v}), []).append(n)
+        except EvaluationError:
+            return None
+        return Sym({r: self.circuit.disj(*ns) for r, ns in by_result.items()})
 
     def _concrete(self, node: ir.Node, env: dict[str, Any]) -> Any:
         try:
@@ -566,8 +594,10 @@ class Lowering:
             out.setdefault(v, []).append(c.conj(guard, f))
         return Sym({v: c.disj(*fs) for v, fs in out.items() if c.disj(*fs) != FALSE})
 
-    def fold_count(self, bits: list[int]) -> Sym:
-        """How many of the formulas hold: the DP table of a cardinality constraint."""
+    def fold_count(self, bits: list[int], cap: int | None = None) -> Sym:
+        """How many of the formulas hold: the DP table of a cardinality constraint. With
+        `cap`, counts from cap up share one state (meaning "cap or more"), so the table
+        stays cap + 1 wide: exactly-one over n variables is linear in n, not quadratic."""
         c = self.circuit
         table: dict[int, int] = {0: TRUE}
         for b in bits:
@@ -577,12 +607,38 @@ class Lowering:
             nxt: dict[int, list[int]] = {}
             for k, f in table.items():
                 nxt.setdefault(k, []).append(c.conj(f, nb))
-                nxt.setdefault(k + 1, []).append(c.conj(f, b))
+                up = k + 1 if cap is None else min(k + 1, cap)
+                nxt.setdefault(up, []).append(c.conj(f, b))
             table = {k: g for k, fs in nxt.items() if (g := c.disj(*fs)) != FALSE}
         return Sym(table)
 
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+SCALAR_TYPES = (ir.IntT, ir.BoolT, ir.FloatT, ir.EnumT, ir.StrT)
+
+
+def secret_names(node: ir.Node) -> frozenset[str]:
+    """The secret variables an expression reads."""
+    found = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.Name) and n.ref is not None and n.ref[0] == "secret":
+            found.add(n.ref[1])
+        stack.extend(ir.children(n))
+    return frozenset(found)
+
+
+def _symbolic(value: Any) -> bool:
+    if isinstance(value, Sym):
+        return True
+    if isinstance(value, tuple):
+        return any(_symbolic(v) for v in value)
+    if isinstance(value, dict):
+        return any(_symbolic(v) for v in value.values())
+    return False
 
 
 def compare(op: str, a: Any, b: Any) -> bool:

@@ -13,6 +13,7 @@ projection to Ganak (in a child process, under a timeout).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from typing import Any
 
 from pysat.card import CardEnc, EncType
@@ -127,6 +128,10 @@ def projected_count(clauses: list[list[int]], variables: int, show: int,
 
 
 def _ganak(clauses: list[list[int]], variables: int, show: int, out: Any) -> None:
+    # Ganak reports progress ("c o intermediate count") on the process's stdout, which
+    # this child shares with the command's own output (a --json answer among them).
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
     try:
         from pyganak import Counter
 
