@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from compiler import ir
@@ -619,16 +620,13 @@ COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SCALAR_TYPES = (ir.IntT, ir.BoolT, ir.FloatT, ir.EnumT, ir.StrT)
 
 
+@cache
 def secret_names(node: ir.Node) -> frozenset[str]:
-    """The secret variables an expression reads."""
-    found = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ir.Name) and n.ref is not None and n.ref[0] == "secret":
-            found.add(n.ref[1])
-        stack.extend(ir.children(n))
-    return frozenset(found)
+    """The secret variables an expression reads (kept per node: lowering asks again for
+    every subexpression on its way down)."""
+    if isinstance(node, ir.Name) and node.ref is not None and node.ref[0] == "secret":
+        return frozenset({node.ref[1]})
+    return frozenset().union(*(secret_names(c) for c in ir.children(node)))
 
 
 def _symbolic(value: Any) -> bool:

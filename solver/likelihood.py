@@ -61,14 +61,8 @@ def _likelihood_table(game: Game, action: str, args: dict[str, Any]) -> np.ndarr
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
-    a, r = response_of(game, action)
-    size = domain_size(r.answer.domain)
     everyone = np.arange(game.hypotheses.size, dtype=np.int64)
-    answers = shaped(unrank(r.answer.domain, np.arange(size, dtype=np.int64)), "row")
-    legal, valid, weight = _evaluate(game, a, r, args, answers, everyone, size)
-    w = np.where(legal & valid, weight, 0.0)
-    total = w.sum(axis=0)
-    table = cache[key] = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    table = cache[key] = _every_answer(game, action, args, everyone)
     while len(cache) > 1 and sum(t.nbytes for t in cache.values()) > CACHE_BYTES:
         cache.popitem(last=False)
     return table
@@ -101,14 +95,21 @@ def answer_matrix(game: Game, action: str, args: dict[str, Any],
     if size * len(index) * 16 > game.budget.memory_bytes:
         raise BudgetError(f"scoring '{action}' needs {size:,} answers x {len(index):,} "
                           "hypotheses, over the memory budget", hint="raise --memory-mb")
-    ranks = np.arange(size, dtype=np.int64)
-    answers = shaped(unrank(r.answer.domain, ranks), "row")
+    p = _every_answer(game, action, args, index)
+    keep = p.any(axis=1)
+    return np.flatnonzero(keep).astype(np.int64), p[keep]
+
+
+def _every_answer(game: Game, action: str, args: dict[str, Any],
+                  index: np.ndarray) -> np.ndarray:
+    """P[k, j] = P(answer of rank k | hypothesis index[j]), every answer in one block."""
+    a, r = response_of(game, action)
+    size = domain_size(r.answer.domain)
+    answers = shaped(unrank(r.answer.domain, np.arange(size, dtype=np.int64)), "row")
     legal, valid, weight = _evaluate(game, a, r, args, answers, index, size)
     w = np.where(legal & valid, weight, 0.0)
     total = w.sum(axis=0)
-    p = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
-    keep = p.any(axis=1)
-    return ranks[keep], p[keep]
+    return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
 
 
 def answer_value(game: Game, action: str, rank: int) -> Any:
