@@ -28,7 +28,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from figures import figure
+from outputs import figure
 
 from compiler import load_game
 from solver.belief import Belief

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from figures import figure
+from outputs import figure
 
 from compiler import load_game
 from solver.belief import Belief

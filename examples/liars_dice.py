@@ -38,7 +38,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from figures import figure
+from outputs import figure, wilson
 
 from compiler import load_game
 from compiler.game import Game
@@ -205,20 +205,13 @@ def play(games: int, seed: int, workers: int) -> dict[str, np.ndarray]:
     return {k: sum(part[k] for part in parts) for k in parts[0]}
 
 
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval for a win rate."""
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 def walk_through(seed: int, bids: int = 6) -> None:
     """One round, bid by bid: what the bids say about the opponents' rolls."""
     rng = np.random.default_rng(seed)
     dice = [DICE] * PLAYERS
     rolls = [np.bincount(rng.integers(0, 6, d), minlength=6) for d in dice]
     observer = Observer(dice, 0)
+    prior_bits = {j: b.entropy_bits() for j, b in observer.beliefs.items()}
     print("Part 1: one round seen from seat 0 (EI); its dice", roll_text(rolls[0]))
     for j in (1, 2):
         print(f"  seat {j} really holds {roll_text(rolls[j])}")
@@ -241,8 +234,7 @@ def walk_through(seed: int, bids: int = 6) -> None:
             expected = belief.probabilities() @ counts
             print(f"    seat {player}'s expected face counts now " +
                   " ".join(f"{FACES[f]} {expected[f]:.2f}" for f in range(6)) +
-                  f"  ({belief.entropy_bits():.2f} bits left of "
-                  f"{Belief.prior(belief.game).entropy_bits():.2f})")
+                  f"  ({belief.entropy_bits():.2f} bits left of {prior_bits[player]:.2f})")
         standing, player = bid, (player + 1) % PLAYERS
 
 

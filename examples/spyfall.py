@@ -78,6 +78,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+from outputs import figure, wilson
 
 from compiler import load_game
 from solver.belief import Belief
@@ -335,13 +336,6 @@ def play(games: int, seed: int, workers: int, rounds: int, consensus: float,
     return total
 
 
-def wilson(wins: float, n: int) -> tuple[float, float]:
-    p, z = wins / n, 1.96
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 # ----------------------------------------------------------------------------- output
 
 def win_table(out: dict[str, np.ndarray], games: int, wins_by: tuple[int, ...]) -> None:
@@ -400,9 +394,6 @@ def report(out: dict[str, np.ndarray], games: int, rounds: int, sample: int) -> 
 
 def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) -> str:
     """The first seeded game (Flat) that lasts at least one round: its public beliefs."""
-    import matplotlib.pyplot as plt
-    from figures import figure
-
     g = 0
     for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(1000)):  # noqa: B007
         res = play_game(game_seed, MIXES[0], rounds, consensus, record=True)
@@ -410,7 +401,7 @@ def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) ->
             break
     trace = np.array(res["trace"])
     with figure(path_beliefs, (11, 4), ncols=2, sharex=True) as (fig, axes):
-        draw_sample(fig, axes, g, res, trace, plt.cm.tab10)
+        draw_sample(fig, axes, g, res, trace)
     outcome = OUTCOMES[res["outcome"]]
     lines = [f"sample game {g} (Flat): location {res['location']}, spy {res['spy']}, "
              f"{res['turns']} turns, {outcome}"]
@@ -424,15 +415,14 @@ def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) ->
     return "\n".join(lines)
 
 
-def draw_sample(fig, axes, g: int, res: dict, trace: np.ndarray, colours) -> None:
+def draw_sample(fig, axes, g: int, res: dict, trace: np.ndarray) -> None:
     turns = np.arange(len(trace))
     for ax, marg, labels, truth, title in (
             (axes[0], trace.sum(axis=2), [f"location {i}" for i in range(N_LOC)],
              res["location"], "public location belief"),
             (axes[1], trace.sum(axis=1), [f"player {i}" for i in range(N_PLAYERS)],
              res["spy"], "public spy belief")):
-        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85,
-                     colors=colours(np.arange(marg.shape[1]) % 10))
+        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85)  # tab10, the default cycle
         ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
         ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
         ax.set_title(f"{title} (truth: band {truth}, outlined)")
@@ -444,8 +434,6 @@ def draw_sample(fig, axes, g: int, res: dict, trace: np.ndarray, colours) -> Non
 
 
 def plot_ig(out: dict[str, np.ndarray], rounds: int, path: Path) -> None:
-    from figures import figure
-
     with figure(path, (7, 4)) as (_, ax):
         draw_ig(ax, out, rounds)
 
