@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import load_game
-from solver.evaluate import evaluate_strategy
-from solver.queries import Candidates
-from solver.strategies import make_strategy
+from sleuth.compiler import load_game
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import make_strategy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from feedback import all_codes, hand_feedback  # noqa: E402
@@ -101,7 +101,7 @@ def sleuth_evaluate(pegs: int, colours: int, name: str, guesses: str) -> tuple[i
 def sleuth_command(pegs: int, colours: int, name: str, guesses: str) -> tuple[float, dict]:
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-m", "solver.cli", "evaluate", str(SPEC), "--strategy", name,
+        [sys.executable, "-m", "sleuth", "evaluate", str(SPEC), "--strategy", name,
          "--guesses", guesses, "--set", f"pegs={pegs}", "--set", f"colours={colours}",
          "--json"], capture_output=True, text=True, check=True,
         cwd=Path(__file__).resolve().parent.parent)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import load_game
+from sleuth.compiler import load_game
 
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "mastermind.yaml"
 

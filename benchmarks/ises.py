@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import load_game
-from solver.belief import Belief
-from solver.evaluate import evaluate_strategy
-from solver.queries import Candidates
-from solver.strategies import ISESSampled, make_strategy
-from solver.transcript import play_secret
+from sleuth.compiler import load_game
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.evaluation.transcript import play_secret
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import ISESSampled, make_strategy
 
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "mastermind.yaml"
 

@@ -30,15 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import Budget, load_game
-from compiler.cnf import projected_count
-from solver.belief import Belief
-from solver.counted import CountedBelief
-from solver.evaluate import evaluate_strategy
-from solver.observe import Event, apply_event
-from solver.queries import Candidates
-from solver.strategies import make_strategy
-from solver.transcript import parse_secret, play_secret
+from sleuth.compiler import Budget, load_game
+from sleuth.compiler.cnf import projected_count
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.evaluation.transcript import parse_secret, play_secret
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.observe import Event, apply_event
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import make_strategy
 
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "mastermind.yaml"
 CLUE = SPEC.parent / "clue.yaml"

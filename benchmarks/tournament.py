@@ -22,12 +22,19 @@ from pathlib import Path
 
 import numpy as np
 
-from compiler import load_game
-from solver.bench import make_tasks, parse_spec_sizes, run, size_label, summarise, write_outputs
-from solver.evaluate import evaluate_strategy
-from solver.queries import Candidates
-from solver.strategies import make_strategy
-from solver.transcript import hypothesis_index
+from sleuth.compiler import load_game
+from sleuth.solver.evaluation.bench import (
+    make_tasks,
+    parse_spec_sizes,
+    run,
+    size_label,
+    summarise,
+    write_outputs,
+)
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.evaluation.transcript import hypothesis_index
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import make_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["mastermind.yaml@pegs=3,colours=4", "mastermind.yaml@pegs=4,colours=6",

@@ -18,8 +18,8 @@ The pipeline, one module per stage:
     values.py      values a person types, checked against domains and types
 """
 
-from compiler.errors import BudgetError, EvaluationError, Loc, SleuthError, SpecError
-from compiler.game import Budget, Game, load_game
+from sleuth.compiler.errors import BudgetError, EvaluationError, Loc, SleuthError, SpecError
+from sleuth.compiler.game import Budget, Game, load_game
 
 __all__ = [
     "Budget",

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from compiler import ir
-from compiler.check import Model, Var
-from compiler.domains import Domain, domain_values
-from compiler.errors import EvaluationError, SpecError
-from compiler.interpret import aggregate, arithmetic, contains, evaluate, iterate
-from compiler.ir import HYP, EnumT, RecordT, SeqT
+from sleuth.compiler import ir
+from sleuth.compiler.check import Model, Var
+from sleuth.compiler.domains import Domain, domain_values
+from sleuth.compiler.errors import EvaluationError, SpecError
+from sleuth.compiler.interpret import aggregate, arithmetic, contains, evaluate, iterate
+from sleuth.compiler.ir import HYP, EnumT, RecordT, SeqT, position_name
 
 FALSE, TRUE = 0, 1
 MAX_CASES = 200_000  # combinations one case split may enumerate
@@ -642,11 +642,6 @@ def _symbolic(value: Any) -> bool:
 def compare(op: str, a: Any, b: Any) -> bool:
     return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
             ">=": a >= b}[op]
-
-
-def position_name(t: SeqT, i: int) -> str:
-    """How position i of a sequence is written: its index label, or the number."""
-    return t.index.values[i] if t.index is not None else str(i)
 
 
 def as_sym(value: Any) -> Sym:

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from yaml.nodes import Node, ScalarNode
 
-from compiler import ir
-from compiler.domains import (
+from sleuth.compiler import ir
+from sleuth.compiler.domains import (
     BOOL,
     MAX_SET_UNIVERSE,
     REAL,
@@ -35,10 +35,10 @@ from compiler.domains import (
     set_domain,
     universe_size,
 )
-from compiler.errors import Loc, SpecError, did_you_mean
-from compiler.infer import Env, Typer, const_type
-from compiler.interpret import evaluate
-from compiler.ir import (
+from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.infer import Env, Typer, const_type
+from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.ir import (
     HYP,
     ROW,
     BoolT,
@@ -56,9 +56,9 @@ from compiler.ir import (
     Type,
     int_type,
 )
-from compiler.resolve import Binding, Resolver, Scope
-from compiler.source import scalar_value
-from compiler.spec import Action, Reader, Spec, VarDecl
+from sleuth.compiler.resolve import Binding, Resolver, Scope
+from sleuth.compiler.source import scalar_value
+from sleuth.compiler.spec import Action, Reader, Spec, VarDecl
 
 BUILTIN_DOMAINS = {"Bool": BOOL, "Real": REAL}
 MAX_SEQ_LEN = 1024

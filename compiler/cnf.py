@@ -19,7 +19,7 @@ from typing import Any
 from pysat.card import CardEnc, EncType
 from pysat.formula import CNF
 
-from compiler.boolean import FALSE, TRUE, Lowering
+from sleuth.compiler.boolean import FALSE, TRUE, Lowering
 
 
 class ClauseBuilder:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from compiler.ir import (
+from sleuth.compiler.ir import (
     BoolT,
     EnumT,
     FloatT,

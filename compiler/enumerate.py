@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from compiler.check import CheckedAction, Model, Var
-from compiler.domains import Domain, decode, domain_size, int_dtype, radix, to_python, unrank
-from compiler.errors import BudgetError, EvaluationError, SpecError
-from compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, component_types
-from compiler.vectorise import Compiler, Ctx
+from sleuth.compiler.check import CheckedAction, Model, Var
+from sleuth.compiler.domains import Domain, decode, domain_size, int_dtype, radix, to_python, unrank
+from sleuth.compiler.errors import BudgetError, EvaluationError, SpecError
+from sleuth.compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, component_types
+from sleuth.compiler.vectorise import Compiler, Ctx
 
 SYMBOLIC_HINT = "specs this large are meant for a symbolic (SAT / decision-diagram) backend"
 
@@ -263,10 +263,10 @@ def rank_of(d: Domain, value: Any) -> int:
     """Canonical rank of a plain Python value in its domain (inverse of unrank)."""
     from itertools import combinations
 
-    from compiler.domains import set_elements
+    from sleuth.compiler.domains import set_elements
 
     if d.kind == "multiset":
-        from compiler.domains import multiset_table
+        from sleuth.compiler.domains import multiset_table
 
         rows = multiset_table(d.length, d.total)
         return int(np.flatnonzero((rows == np.asarray(value)).all(axis=1))[0])
@@ -365,7 +365,7 @@ class FeedbackCoder:
 
     def encode(self, values: dict[str, Any]) -> int:
         """The code of a feedback given as plain Python values (inverse of decode)."""
-        from compiler.domains import code, from_python
+        from sleuth.compiler.domains import code, from_python
 
         out = 0
         for (name, _, t, _), r in zip(self.components, self.radices, strict=True):

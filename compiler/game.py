@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from compiler.check import CheckedAction, Model, Var, check_spec
-from compiler.domains import from_python
-from compiler.enumerate import (
+from sleuth.compiler.check import CheckedAction, Model, Var, check_spec
+from sleuth.compiler.domains import from_python
+from sleuth.compiler.enumerate import (
     Budget,
     FeedbackCoder,
     HypothesisTable,
@@ -32,12 +32,12 @@ from compiler.enumerate import (
     shaped,
     table_from_ranks,
 )
-from compiler.errors import BudgetError, SpecError
-from compiler.interpret import evaluate
-from compiler.source import Document
-from compiler.spec import read_spec
-from compiler.symbolic import SymbolicSpace
-from compiler.vectorise import Compiler, Ctx
+from sleuth.compiler.errors import BudgetError, SpecError
+from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.source import Document
+from sleuth.compiler.spec import read_spec
+from sleuth.compiler.symbolic import SymbolicSpace
+from sleuth.compiler.vectorise import Compiler, Ctx
 
 
 def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from compiler import ir
-from compiler.domains import domain_size, universe_size
-from compiler.errors import SpecError, did_you_mean
-from compiler.ir import (
+from sleuth.compiler import ir
+from sleuth.compiler.domains import domain_size, universe_size
+from sleuth.compiler.errors import SpecError, did_you_mean
+from sleuth.compiler.ir import (
     BoolT,
     DomainT,
     EnumT,

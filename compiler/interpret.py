@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import ir
-from compiler.domains import domain_values
-from compiler.errors import EvaluationError
-from compiler.ir import EnumT, FloatT, IntT, SetT
+from sleuth.compiler import ir
+from sleuth.compiler.domains import domain_values
+from sleuth.compiler.errors import EvaluationError
+from sleuth.compiler.ir import EnumT, FloatT, IntT, SetT
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def iterate(node: ir.Node, value: Any) -> list[Any]:
     if isinstance(value, frozenset):
         t = node.type
         assert isinstance(t, SetT)
-        from compiler.domains import set_elements
+        from sleuth.compiler.domains import set_elements
 
         return [e for e in set_elements(t) if e in value]
     return domain_values(value)

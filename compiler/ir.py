@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.errors import Loc
+from sleuth.compiler.errors import Loc
 
 ROW = "<row>"
 HYP = "<hyp>"
@@ -172,6 +172,11 @@ def component_types(t: Type) -> list[Type]:
     if isinstance(t, RecordT):
         return [x for _, x in t.fields]
     raise TypeError(f"{t.show()} has no parts")
+
+
+def position_name(t: SeqT, i: int) -> str:
+    """How position i of a sequence is written: its index label, or the number."""
+    return t.index.values[i] if t.index is not None else str(i)
 
 
 # ----------------------------------------------------------------------------- nodes

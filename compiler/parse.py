@@ -15,8 +15,8 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
-from compiler import ir
-from compiler.errors import Loc, SpecError
+from sleuth.compiler import ir
+from sleuth.compiler.errors import Loc, SpecError
 
 Locator = Callable[[int], Loc]
 

@@ -16,11 +16,11 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import ir
-from compiler.errors import SpecError, did_you_mean
-from compiler.infer import BUILTINS
-from compiler.ir import EnumT, Type
-from compiler.spec import Def
+from sleuth.compiler import ir
+from sleuth.compiler.errors import SpecError, did_you_mean
+from sleuth.compiler.infer import BUILTINS
+from sleuth.compiler.ir import EnumT, Type
+from sleuth.compiler.spec import Def
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from itertools import accumulate
 
 from pysdd.sdd import SddManager, SddNode, Vtree
 
-from compiler.boolean import FALSE, TRUE, Lowering
+from sleuth.compiler.boolean import FALSE, TRUE, Lowering
 
 STACK_BYTES = 1 << 30
 

@@ -15,7 +15,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from compiler.errors import Loc, SpecError
+from sleuth.compiler.errors import Loc, SpecError
 
 BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n"}
 _constructor = SafeConstructor()

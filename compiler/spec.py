@@ -14,10 +14,10 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from compiler import ir
-from compiler.errors import Loc, SpecError, did_you_mean
-from compiler.parse import parse_expr
-from compiler.source import Document, scalar_value
+from sleuth.compiler import ir
+from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.parse import parse_expr
+from sleuth.compiler.source import Document, scalar_value
 
 TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
             "observations", "goal", "data")

@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 from pysdd.sdd import SddNode
 
-from compiler.boolean import TRUE, Lowering, Sym
-from compiler.check import Model
-from compiler.cnf import ClauseBuilder
-from compiler.errors import SpecError
-from compiler.sdd import DiagramBuilder, DiagramSampler, count
+from sleuth.compiler.boolean import TRUE, Lowering, Sym
+from sleuth.compiler.check import Model
+from sleuth.compiler.cnf import ClauseBuilder
+from sleuth.compiler.errors import SpecError
+from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
 
 
 class SymbolicSpace:

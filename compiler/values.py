@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from compiler.domains import Domain
-from compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
+from sleuth.compiler.domains import Domain
+from sleuth.compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
 
 
 def coerce(t: Type | Domain, raw: Any) -> Any:

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from compiler import ir
-from compiler.domains import Domain, domain_size, int_dtype, universe_size, unrank
-from compiler.ir import (
+from sleuth.compiler import ir
+from sleuth.compiler.domains import Domain, domain_size, int_dtype, universe_size, unrank
+from sleuth.compiler.ir import (
     HYP,
     ROW,
     BoolT,

@@ -84,7 +84,7 @@ def main() -> None:
               f"{args.seed}):\n# you are p1; the envelope holds "
               f"{', '.join(c for c, o in owner.items() if o == 'envelope')}.\n")
     OUT.write_text(header + yaml.safe_dump(steps, sort_keys=False, default_flow_style=None))
-    out = subprocess.run([sys.executable, "-m", "solver.cli", "belief", str(SPEC),
+    out = subprocess.run([sys.executable, "-m", "sleuth", "belief", str(SPEC),
                           "--observations", str(OUT), "--json"], capture_output=True,
                          text=True, check=True, cwd=ROOT)
     data = json.loads(out.stdout)

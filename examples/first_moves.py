@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-from compiler import load_game
-from compiler.game import parse_overrides
+from sleuth.compiler import load_game
+from sleuth.compiler.game import parse_overrides
 
 
 def main(path: str, overrides: list[str]) -> None:

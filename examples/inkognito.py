@@ -27,7 +27,7 @@ def belief(rows: list[dict]) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "rows.yaml"
         path.write_text(yaml.safe_dump(rows, sort_keys=False))
-        out = subprocess.run([sys.executable, "-m", "solver.cli", "belief", str(SPEC),
+        out = subprocess.run([sys.executable, "-m", "sleuth", "belief", str(SPEC),
                               "--observations", str(path), "--json"],
                              capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(out.stdout)

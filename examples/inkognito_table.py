@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 from outputs import figure
 
-from compiler import load_game
-from solver.belief import Belief
-from solver.observe import Event, apply_event
-from solver.queries import Query
-from solver.transcript import outcome
+from sleuth.compiler import load_game
+from sleuth.solver.evaluation.transcript import outcome
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import Event, apply_event
+from sleuth.solver.infoset.queries import Query
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = load_game(ROOT / "specs" / "inkognito-table.yaml")

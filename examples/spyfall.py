@@ -80,9 +80,9 @@ from pathlib import Path
 import numpy as np
 from outputs import figure, wilson
 
-from compiler import load_game
-from solver.belief import Belief
-from solver.observe import Event, apply_event
+from sleuth.compiler import load_game
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import Event, apply_event
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "spyfall.yaml"

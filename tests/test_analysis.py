@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from compiler import load_game
-from solver.analysis import analyse
-from solver.belief import Belief
-from solver.cli import cli
-from solver.queries import Candidates
-from solver.strategies import make_strategy
-from solver.transcript import play_secret
+from sleuth.compiler import load_game
+from sleuth.solver.evaluation.analysis import analyse
+from sleuth.solver.evaluation.transcript import play_secret
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.cli import cli
+from sleuth.solver.strategies import make_strategy
 from tests.conftest import ROOT
 
 

@@ -20,14 +20,14 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.domains import domain_values
-from compiler.errors import ObservationError
-from compiler.game import load_game_text
-from compiler.interpret import evaluate
-from solver.belief import Belief, InconsistentObservations
-from solver.cli import cli, main
-from solver.likelihood import answer_matrix
-from solver.observe import Event, apply_event, make_event, read_observations
+from sleuth.compiler.domains import domain_values
+from sleuth.compiler.errors import ObservationError
+from sleuth.compiler.game import load_game_text
+from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.likelihood import answer_matrix
+from sleuth.solver.infoset.belief import Belief, InconsistentObservations
+from sleuth.solver.infoset.observe import Event, apply_event, make_event, read_observations
+from sleuth.solver.interfaces.cli import cli, main
 from tests.conftest import ROOT, game
 
 INKOGNITO = ROOT / "specs" / "inkognito.yaml"

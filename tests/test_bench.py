@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from solver.bench import make_tasks, parse_spec_sizes, run, run_task, summarise
-from solver.cli import cli
+from sleuth.solver.evaluation.bench import make_tasks, parse_spec_sizes, run, run_task, summarise
+from sleuth.solver.interfaces.cli import cli
 from tests.conftest import ROOT
 
 MASTERMIND = str(ROOT / "specs" / "mastermind.yaml")

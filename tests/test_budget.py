@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compiler import Budget, BudgetError, load_game
-from solver.cli import main
+from sleuth.compiler import Budget, BudgetError, load_game
+from sleuth.solver.interfaces.cli import main
 from tests.conftest import ROOT
 
 MASTERMIND = ROOT / "specs" / "mastermind.yaml"

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import cli
+from sleuth.solver.interfaces.cli import cli
 from tests.conftest import ROOT
 
 CLUE = ROOT / "specs" / "clue.yaml"

@@ -19,17 +19,17 @@ from click.testing import CliRunner
 from pysdd.sdd import SddManager, Vtree
 from rich.console import Console
 
-from compiler import Budget, load_game
-from compiler.sdd import DiagramSampler
-from solver.belief import Belief
-from solver.cli import cli
-from solver.counted import CountedBelief
-from solver.evaluate import evaluate_strategy
-from solver.observe import Event, apply_event
-from solver.play import Play
-from solver.queries import Candidates
-from solver.session import Session
-from solver.strategies import make_strategy
+from sleuth.compiler import Budget, load_game
+from sleuth.compiler.sdd import DiagramSampler
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.observe import Event, apply_event
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.cli import cli
+from sleuth.solver.interfaces.play import Play
+from sleuth.solver.interfaces.session import Session
+from sleuth.solver.strategies import make_strategy
 from tests.conftest import ROOT
 
 MASTERMIND = ROOT / "specs" / "mastermind.yaml"
@@ -219,7 +219,7 @@ def weighted_specs():
 def test_weighted_prior_counted_equals_enumerated(name):
     """A {weight: ...} prior lowered into weight classes: hypotheses, entropy and marginals
     from the diagram equal the enumerated prior's."""
-    from compiler.game import load_game_text
+    from sleuth.compiler.game import load_game_text
 
     g = load_game_text(weighted_specs()[name], f"{name}.yaml")
     enum, counted = Belief.prior(g), CountedBelief.prior(g)
@@ -240,7 +240,7 @@ def test_weighted_prior_counted_equals_enumerated(name):
 def test_weighted_counted_evaluation_equals_enumeration(strategy):
     """Probability masses by weighted model counts, nothing listed: the same tree and the
     same prior-weighted expected length."""
-    from compiler.game import load_game_text
+    from sleuth.compiler.game import load_game_text
 
     text = weighted_specs()["weighted-guess"]
     enum = load_game_text(text, "w.yaml")

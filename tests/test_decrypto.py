@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-from compiler import load_game
-from solver.belief import Belief
-from solver.observe import Event, apply_event
+from sleuth.compiler import load_game
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import Event, apply_event
 from tests.conftest import ROOT
 
 SPECS = ROOT / "specs"

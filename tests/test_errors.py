@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import SpecError, load_game
-from compiler.game import load_game_text, parse_overrides
-from solver.cli import main
+from sleuth.compiler import SpecError, load_game
+from sleuth.compiler.game import load_game_text, parse_overrides
+from sleuth.solver.interfaces.cli import main
 
 BASE = """\
 game: T

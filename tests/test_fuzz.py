@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
 from lark import Lark
 
-from compiler import Budget, SleuthError
-from compiler.game import Game, load_game_text
+from sleuth.compiler import Budget, SleuthError
+from sleuth.compiler.game import Game, load_game_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAMMAR = (ROOT / "compiler" / "grammar.lark").read_text()

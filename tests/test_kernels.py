@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import ir
-from compiler.check import CheckedAction
-from compiler.domains import domain_values, from_python, to_python
-from compiler.enumerate import shaped
-from compiler.interpret import evaluate
-from compiler.vectorise import Ctx
+from sleuth.compiler import ir
+from sleuth.compiler.check import CheckedAction
+from sleuth.compiler.domains import domain_values, from_python, to_python
+from sleuth.compiler.enumerate import shaped
+from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.vectorise import Ctx
 from tests.conftest import SPECS, enumerable, game, sampled_hypotheses
 
 SPEC_NAMES = [p.stem for p in SPECS]

@@ -20,13 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import ir
-from compiler.domains import domain_values, from_python, to_python
-from compiler.enumerate import shaped
-from compiler.errors import EvaluationError
-from compiler.game import load_game
-from compiler.interpret import evaluate
-from compiler.vectorise import Ctx
+from sleuth.compiler import ir
+from sleuth.compiler.domains import domain_values, from_python, to_python
+from sleuth.compiler.enumerate import shaped
+from sleuth.compiler.errors import EvaluationError
+from sleuth.compiler.game import load_game
+from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.vectorise import Ctx
 
 SPEC = textwrap.dedent("""\
     game: Features
@@ -224,7 +224,7 @@ def test_feedback_matrix_equals_interpreter_on_features(features):
 
 
 def test_interpreter_raises_evaluation_errors():
-    from compiler.game import load_game_text
+    from sleuth.compiler.game import load_game_text
 
     g = load_game_text(textwrap.dedent("""\
         game: T
@@ -265,7 +265,7 @@ queries:
 
 
 def test_sequences_indexed_by_an_enum():
-    from compiler.game import load_game_text
+    from sleuth.compiler.game import load_game_text
 
     g = load_game_text(INDEXED, "indexed.yaml")
     assert g.model.secret[0].domain.describe() == "seq of Holder (by Card)"
@@ -284,8 +284,8 @@ def test_sequences_indexed_by_an_enum():
     ("owner['zz']", "'zz' is not a label of Card"),
 ])
 def test_indexed_sequences_refuse_other_indices(bad, message):
-    from compiler.errors import SpecError
-    from compiler.game import load_game_text
+    from sleuth.compiler.errors import SpecError
+    from sleuth.compiler.game import load_game_text
 
     with pytest.raises(SpecError, match=message):
         load_game_text(INDEXED.replace('"owner[x]"', f'"{bad}"'), "indexed.yaml")
@@ -294,11 +294,11 @@ def test_indexed_sequences_refuse_other_indices(bad, message):
 # ----------------------------------------------------------------------------- multisets
 
 def test_multisets_are_count_sequences():
-    from compiler.domains import domain_size, domain_values
-    from compiler.enumerate import rank_of
-    from compiler.errors import SpecError
-    from compiler.game import load_game_text
-    from compiler.values import coerce
+    from sleuth.compiler.domains import domain_size, domain_values
+    from sleuth.compiler.enumerate import rank_of
+    from sleuth.compiler.errors import SpecError
+    from sleuth.compiler.game import load_game_text
+    from sleuth.compiler.values import coerce
 
     text = textwrap.dedent("""\
         game: Bag

@@ -18,11 +18,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from compiler import load_game
-from solver.belief import Belief
-from solver.cli import main as sleuth
-from solver.likelihood import answer_matrix, answer_value
-from solver.observe import Event, apply_event
+from sleuth.compiler import load_game
+from sleuth.compiler.likelihood import answer_matrix, answer_value
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import Event, apply_event
+from sleuth.solver.interfaces.cli import main as sleuth
 from tests.conftest import ROOT
 
 SPEC = ROOT / "specs" / "liars-dice.yaml"
@@ -151,7 +151,7 @@ def test_simulator_bids_as_the_spec_says(standing):
 def test_symbolic_backend_agrees_on_the_multiset_prior():
     """The multiset is one one-hot group on the diagram; its weighted prior (the
     factorial expression, lowered into weight classes) must give enumeration's numbers."""
-    from solver.counted import prior_belief
+    from sleuth.solver.infoset.counted import prior_belief
 
     g = small_game()
     enum, sdd = Belief.prior(g), prior_belief(g, "sdd")

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compiler.game import load_game
-from solver.play import Play
-from solver.queries import Candidates
-from solver.session import Session
-from solver.strategies import make_strategy
+from sleuth.compiler.game import load_game
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.play import Play
+from sleuth.solver.interfaces.session import Session
+from sleuth.solver.strategies import make_strategy
 from tests.conftest import ROOT
 
 SPEC = ROOT / "specs" / "mastermind.yaml"
@@ -38,7 +38,7 @@ def score(guess: tuple[int, ...], code: tuple[int, ...]) -> tuple[int, int]:
 
 def start(session: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", "from solver.cli import main; main()", "play", str(SPEC),
+        [sys.executable, "-c", "from sleuth.solver.interfaces.cli import main; main()", "play", str(SPEC),
          "--strategy", "minimax", "--session", str(session)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         bufsize=1, cwd=ROOT, env={**os.environ, "COLUMNS": "200"})

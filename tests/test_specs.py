@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from solver.cli import main
+from sleuth.solver.interfaces.cli import main
 from tests.conftest import ROOT, game
 
 

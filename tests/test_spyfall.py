@@ -13,12 +13,12 @@ import math
 import numpy as np
 import pytest
 
-from compiler import load_game
-from compiler.interpret import evaluate
-from solver.belief import Belief
-from solver.cli import main
-from solver.likelihood import answer_is_legal, answer_likelihood
-from solver.observe import Event, apply_event
+from sleuth.compiler import load_game
+from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.likelihood import answer_is_legal, answer_likelihood
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import Event, apply_event
+from sleuth.solver.interfaces.cli import main
 from tests.conftest import ROOT
 
 SPEC = ROOT / "specs" / "spyfall.yaml"

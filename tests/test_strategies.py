@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from compiler.errors import SleuthError
-from solver.belief import Belief
-from solver.cli import cli
-from solver.evaluate import evaluate_strategy
-from solver.observe import apply_event, make_event
-from solver.queries import Candidates, Query
-from solver.strategies import STRATEGIES, Entropy, Scored, make_strategy
-from solver.transcript import play_secret
+from sleuth.compiler.errors import SleuthError
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.evaluation.transcript import play_secret
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import apply_event, make_event
+from sleuth.solver.infoset.queries import Candidates, Query
+from sleuth.solver.interfaces.cli import cli
+from sleuth.solver.strategies import STRATEGIES, Entropy, Scored, make_strategy
 from tests.conftest import ROOT, game
 
 
@@ -215,8 +215,8 @@ def test_response_queries_are_scored_by_mutual_information():
     q = make_strategy("entropy", c).choose(Belief.prior(g))
     # Ambassador questions reveal more (one of 3 equally likely answers per hypothesis,
     # log2 of the answer spread) than player questions (15 answers, mostly overlapping).
-    from solver.likelihood import answer_matrix
-    from solver.strategies import mutual_information
+    from sleuth.compiler.likelihood import answer_matrix
+    from sleuth.solver.strategies import mutual_information
 
     gains = {}
     for action in ("player_question", "ambassador_question"):
@@ -262,7 +262,7 @@ def test_solve_random_answers_are_seeded():
 
 
 def test_solve_rejects_a_bad_secret(capsys):
-    from solver.cli import main
+    from sleuth.solver.interfaces.cli import main
 
     for secret, message in (("1237", "7 is outside 1..6"), ("code=[1,2]", "expected 4 values")):
         with pytest.raises(SystemExit) as exit_info:
@@ -298,7 +298,7 @@ goal: {identify: [number], stop_when: 'feedback == "correct"'}
 
 
 def test_weighted_prior_uses_probability_masses():
-    from compiler.game import load_game_text
+    from sleuth.compiler.game import load_game_text
 
     g = load_game_text(WEIGHTED, "weighted.yaml")
     prior = g.prior

@@ -17,12 +17,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.boolean import Lowering, Sym
-from compiler.sdd import DiagramBuilder, count
-from solver.belief import Belief
-from solver.cli import cli
-from solver.counted import CountedBelief
-from solver.observe import Event, apply_event
+from sleuth.compiler.boolean import Lowering, Sym
+from sleuth.compiler.sdd import DiagramBuilder, count
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.observe import Event, apply_event
+from sleuth.solver.interfaces.cli import cli
 from tests.conftest import ROOT, game
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True)

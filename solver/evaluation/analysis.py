@@ -31,13 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from compiler.domains import show_value
-from compiler.errors import BudgetError, SleuthError
-from compiler.game import Game
-from solver.belief import Belief
-from solver.evaluate import Evaluation, evaluate_strategy
-from solver.queries import AnyBelief, Candidates, Query
-from solver.strategies import Strategy
+from sleuth.compiler.api import BudgetError, Game, SleuthError, show_value
+from sleuth.solver.evaluation.evaluate import Evaluation, evaluate_strategy
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.strategies import Strategy
 
 SAMPLE_ABOVE = 2_000  # games with more secrets are analysed on a seeded sample by default
 SAMPLE_SIZE = 500

@@ -11,11 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from compiler.check import CheckedAction
-from compiler.cnf import projected_count
-from compiler.domains import domain_size
-from compiler.game import Game
-from solver.counted import CountedBelief
+from sleuth.compiler.api import CheckedAction, Game, domain_size, projected_count
+from sleuth.solver.infoset.counted import CountedBelief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count legal ones
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks

@@ -28,12 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from compiler.domains import show_value
-from compiler.errors import SleuthError
-from compiler.game import Game, load_game
-from solver.queries import Candidates
-from solver.strategies import make_strategy
-from solver.transcript import play_secret
+from sleuth.compiler.api import Game, SleuthError, load_game, show_value
+from sleuth.solver.evaluation.transcript import play_secret
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import applicable, make_strategy
 
 MAX_STEPS = 100  # a game not finished by then counts as unsolved, with these steps
 
@@ -60,7 +58,7 @@ def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable
 def parse_spec_sizes(args: Iterable[str], common: dict[str, Any]) -> list[tuple[str, dict]]:
     """`SPEC` or `SPEC@name=value,name=value` (a size of that game); `common` params go to
     every spec that declares them, and each must be declared by one at least."""
-    from compiler.game import parse_overrides
+    from sleuth.compiler.api import parse_overrides
 
     out, used = [], set()
     for arg in args:
@@ -104,8 +102,7 @@ def run_task(task: Task) -> dict[str, Any]:
     game, candidates = _setup(task.spec, task.params)
     _, strategy_seed, answer_seed = seeds(task)
     strategy = make_strategy(task.strategy, candidates, seed=strategy_seed,
-                             **({"budget": task.time_limit}
-                                if task.strategy in ("ises-sampled", "ismcts") else {}))
+                             **applicable(task.strategy, {"budget": task.time_limit}))
     secret = secret_of(game, task)
     start = time.perf_counter()
     t = play_secret(game, strategy, secret, answer_seed, MAX_STEPS)

@@ -15,11 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from compiler.boolean import position_name
-from compiler.domains import set_elements
-from compiler.errors import Loc, ObservationError
-from compiler.game import Game
-from compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT
+from sleuth.compiler.api import (
+    BoolT,
+    EnumT,
+    Game,
+    IntT,
+    Loc,
+    ObservationError,
+    RecordT,
+    SeqT,
+    SetT,
+    position_name,
+    set_elements,
+)
 
 
 class InconsistentObservations(ObservationError):

@@ -18,15 +18,22 @@ from typing import Any
 import numpy as np
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from compiler.check import CheckedAction
-from compiler.domains import show_value
-from compiler.errors import Loc, ObservationError, SleuthError, did_you_mean
-from compiler.game import Game
-from compiler.source import Document
-from compiler.values import coerce, coerce_text
-from solver.belief import Belief
-from solver.counted import CountedBelief
-from solver.likelihood import answer_is_legal, answer_likelihood
+from sleuth.compiler.api import (
+    CheckedAction,
+    Document,
+    Game,
+    Loc,
+    ObservationError,
+    SleuthError,
+    answer_is_legal,
+    answer_likelihood,
+    coerce,
+    coerce_text,
+    did_you_mean,
+    show_value,
+)
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
 
 
 @dataclass(frozen=True)
@@ -259,7 +266,7 @@ def _event_from_node(game: Game, doc: Document, node: Node) -> Event:
 
 
 def _data(node: Node) -> Any:
-    from compiler.source import scalar_value
+    from sleuth.compiler.api import scalar_value
 
     if isinstance(node, ScalarNode):
         return scalar_value(node)

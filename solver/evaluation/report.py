@@ -19,7 +19,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, never a window
 import matplotlib.pyplot as plt  # noqa: E402
 
-from solver.analysis import Analysis  # noqa: E402
+from sleuth.solver.evaluation.analysis import Analysis  # noqa: E402
 
 FIGURES = ("first-moves", "entropy-per-round", "game-lengths")
 MAX_BARS = 30  # first-move classes shown in the bar chart (the best ones)

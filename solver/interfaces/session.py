@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.errors import ObservationError, SleuthError
-from compiler.game import Game
-from solver.observe import Event, make_event
+from sleuth.compiler.api import Game, ObservationError, SleuthError
+from sleuth.solver.infoset.observe import Event, make_event
 
 FORMAT = "sleuth-session/1"
 

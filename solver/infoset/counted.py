@@ -28,12 +28,9 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from pysdd.sdd import SddNode
 
-from compiler.errors import BudgetError, Loc, ObservationError
-from compiler.game import Game
-from compiler.sdd import count as diagram_count
-from solver.belief import Belief, InconsistentObservations
+from sleuth.compiler.api import BudgetError, Game, Loc, ObservationError, diagram_count
+from sleuth.solver.infoset.belief import Belief, InconsistentObservations
 
 GANAK_SECONDS = 120.0
 LISTABLE = 64  # beliefs this small can list their hypotheses (for `top`)
@@ -47,7 +44,7 @@ class CountedBelief:
     weighted prior, each hypothesis weighs its class's weight (SymbolicSpace.classes)."""
 
     def __init__(self, game: Game, backend: str = "sdd", facts: tuple[int, ...] = (),
-                 diagram: SddNode | None = None,
+                 diagram: Any | None = None,
                  observed: tuple[tuple[str, int, int], ...] = (), list_limit: int = LIST_LIMIT):
         if backend not in ("sdd", "cnf"):
             raise ValueError(backend)
@@ -68,7 +65,7 @@ class CountedBelief:
     # -- counting
 
     @property
-    def diagram(self) -> SddNode:
+    def diagram(self) -> Any:
         if self._diagram is None:
             self._diagram = self.space.condition(self.space.base, *self.facts)
         return self._diagram
@@ -78,7 +75,7 @@ class CountedBelief:
         if self.backend == "sdd":
             d = self.diagram if not formulas else self.space.condition(self.diagram, *formulas)
             return diagram_count(d)
-        from compiler.cnf import projected_count
+        from sleuth.compiler.api import projected_count
 
         cnf = self.space.clauses(*self.facts, *formulas)
         n = projected_count(cnf.clauses, cnf.top, cnf.secret_vars, GANAK_SECONDS)
@@ -196,7 +193,7 @@ class CountedBelief:
         return [out[i] for i in rng.permutation(len(out))]
 
     @cached_property
-    def class_diagrams(self) -> list[SddNode]:
+    def class_diagrams(self) -> list[Any]:
         """The diagram restricted to each prior weight class (for sampling)."""
         return [self.space.condition(self.diagram, f) for _, f in self.space.classes]
 

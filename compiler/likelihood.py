@@ -20,12 +20,12 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from compiler.check import CheckedAction, Response
-from compiler.domains import domain_size, from_python, unrank
-from compiler.enumerate import rank_of, rows_per_chunk, shaped
-from compiler.errors import BudgetError, ObservationError
-from compiler.game import Game, as_column
-from compiler.vectorise import Ctx
+from sleuth.compiler.check import CheckedAction, Response
+from sleuth.compiler.domains import domain_size, from_python, unrank
+from sleuth.compiler.enumerate import rank_of, rows_per_chunk, shaped
+from sleuth.compiler.errors import BudgetError, ObservationError
+from sleuth.compiler.game import Game, as_column
+from sleuth.compiler.vectorise import Ctx
 
 
 def response_of(game: Game, action: str) -> tuple[CheckedAction, Response]:
@@ -114,7 +114,7 @@ def _every_answer(game: Game, action: str, args: dict[str, Any],
 
 def answer_value(game: Game, action: str, rank: int) -> Any:
     """The plain Python value of the answer at canonical rank `rank`."""
-    from compiler.domains import to_python
+    from sleuth.compiler.domains import to_python
 
     _, r = response_of(game, action)
     encoded = unrank(r.answer.domain, np.array([rank], dtype=np.int64))

@@ -21,15 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from compiler import ir
-from compiler.check import CheckedAction
-from compiler.domains import Domain
-from compiler.errors import BudgetError, SleuthError
-from compiler.game import Game
-from compiler.interpret import evaluate as interpret
-from solver.belief import Belief
-from solver.counted import CountedBelief
-from solver.likelihood import answer_matrix
+from sleuth.compiler.api import (
+    BudgetError,
+    CheckedAction,
+    Domain,
+    Game,
+    SleuthError,
+    answer_matrix,
+    interpret,
+    ir,
+)
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
 RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling

@@ -15,16 +15,22 @@ from typing import Any
 
 import numpy as np
 
-from compiler.domains import domain_size, show_value
-from compiler.enumerate import rank_of
-from compiler.errors import ObservationError, SleuthError
-from compiler.game import Game
-from compiler.values import coerce, coerce_text
-from solver.belief import Belief
-from solver.likelihood import answer_matrix, answer_value
-from solver.observe import Event, apply_event, assign_words, split_words
-from solver.queries import AnyBelief, Query, Stopper, has_stop
-from solver.strategies import Strategy
+from sleuth.compiler.api import (
+    Game,
+    ObservationError,
+    SleuthError,
+    answer_matrix,
+    answer_value,
+    coerce,
+    coerce_text,
+    domain_size,
+    rank_of,
+    show_value,
+)
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.strategies import Strategy
 
 
 @dataclass

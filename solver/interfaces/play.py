@@ -24,11 +24,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from compiler.domains import show_value
-from compiler.errors import SleuthError
-from compiler.game import Game
-from solver.belief import Belief
-from solver.observe import (
+from sleuth.compiler.api import Game, SleuthError, show_value
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.observe import (
     Event,
     apply_event,
     count_text,
@@ -37,9 +35,9 @@ from solver.observe import (
     parse_query_text,
     query_text,
 )
-from solver.queries import AnyBelief, Query, Stopper, has_stop
-from solver.session import Session
-from solver.strategies import Strategy
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.interfaces.session import Session
+from sleuth.solver.strategies import Strategy
 
 HELP = """type the feedback you got for the suggested query (components in order, or
 name=value), or: play QUERY ARGS (a different query), undo, show, help, quit"""

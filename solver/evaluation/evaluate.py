@@ -20,13 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from compiler.domains import show_value
-from compiler.errors import SleuthError
-from compiler.game import Game
-from solver.belief import Belief
-from solver.counted import CountedBelief
-from solver.queries import AnyBelief, Candidates, Query, Stopper, has_stop
-from solver.strategies import Strategy
+from sleuth.compiler.api import Game, SleuthError, show_value
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper, has_stop
+from sleuth.solver.strategies import Strategy
 
 MAX_DEPTH = 1000
 

@@ -1,0 +1,1 @@
+"""Sleuth: deduction games as specs, compiled and solved."""

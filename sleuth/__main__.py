@@ -1,0 +1,5 @@
+"""`python -m sleuth`: the command line."""
+
+from sleuth.solver.interfaces.cli import main
+
+main()

@@ -1,0 +1,73 @@
+"""The `sleuth` command line (DESIGN §6). Errors become one message and exit status 1.
+
+Commands live in `commands/` and are imported only when run: `sleuth --version`
+loads click alone, `sleuth check` the compiler, and only `analyse` and `bench`
+load plotting (matplotlib) or Dask. The table below is the whole command set.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+COMMANDS: dict[str, str] = {  # name -> module:function under sleuth.solver.interfaces.commands
+    "check": "inspect:check",
+    "info": "inspect:info",
+    "compile": "inspect:compile_spec",
+    "solve": "playing:solve",
+    "belief": "playing:belief",
+    "play": "playing:play",
+    "evaluate": "evaluating:evaluate",
+    "analyse": "evaluating:analyse",
+    "bench": "evaluating:bench",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported the first time they are asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(f"sleuth.solver.interfaces.commands.{module}"),
+                       attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sleuth")
+def cli() -> None:
+    """Sleuth: deduction games as specs, compiled and solved."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI; user errors print one message and exit with status 1."""
+    try:
+        cli.main(args=argv, prog_name="sleuth", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as err:
+        # A user error can only come from a command, which has loaded the compiler already.
+        from sleuth.compiler.api import SleuthError
+
+        if not isinstance(err, SleuthError):
+            raise
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The commands of `sleuth`, one module per group, imported when run."""

@@ -1,0 +1,128 @@
+"""`sleuth check`, `sleuth info` and `sleuth compile`: what a spec is, and its boolean form."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from sleuth.compiler.api import SleuthError, show_value
+from sleuth.solver.infoset.counted import prior_belief
+from sleuth.solver.infoset.observe import apply_event, read_observations
+from sleuth.solver.interfaces.options import backend_option, game_options, load, make_console, split
+from sleuth.solver.interfaces.session import write_atomically
+from sleuth.solver.interfaces.summary import choose_backend, summarise
+
+
+@click.command()
+@game_options
+@backend_option
+def check(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
+          backend: str | None) -> None:
+    """Validate SPEC and print a summary."""
+    game = load(spec, overrides, max_hypotheses, memory_mb)
+    print_summary(summarise(game, spec, choose_backend(game, backend)))
+
+
+@click.command()
+@game_options
+@backend_option
+@click.option("--observations", type=click.Path(dir_okay=False), default=None,
+              help="Report the hypotheses left after these observations.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
+         backend: str | None, observations: str | None, as_json: bool) -> None:
+    """Hypotheses, entropy, queries and backend of SPEC (after OBSERVATIONS, if given)."""
+    game = load(spec, overrides, max_hypotheses, memory_mb)
+    backend = choose_backend(game, backend)
+    summary = summarise(game, spec, backend)
+    if observations:
+        current = prior_belief(game, backend)
+        events = read_observations(game, observations)
+        for event in events:
+            current = apply_event(current, event)
+        summary.update(observations=len(events), hypotheses=current.size,
+                       entropy_bits=current.entropy_bits())
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        print_summary(summary)
+
+
+def print_summary(s: dict[str, Any]) -> None:
+    console = make_console()
+    console.print(Text.assemble((s["game"], "bold"), f" ({s['spec']}): OK"))
+    secret = ", ".join(f"{k}: {v}" for k, v in s["secret"].items())
+    console.print(f"secret       {secret}")
+    console.print(f"hypotheses   {s['hypotheses']:,}   entropy {s['entropy_bits']:.4f} bits"
+                  f"   prior {s['prior']}   backend {s['backend']}")
+    size = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else f"{k} {v}"
+                     for k, v in s["backend_size"].items())
+    console.print(f"backend size {size}")
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    for col in ("action", "arguments", "legal", "feedback"):
+        table.add_column(col)
+    for kind in ("queries", "observations"):
+        for a in s[kind]:
+            args = ", ".join(f"{k}: {v}" for k, v in a["args"].items()) or "-"
+            legal = (f"{a['legal']:,} of {a['arg_tuples']:,}" if a["legal"] is not None
+                     else f"too many to enumerate ({a['arg_tuples']:,} argument tuples)")
+            if "feedback" in a:
+                values = (f"{a['feedback_values']} values" if a["feedback_values"] is not None
+                          else f"at most {a['feedback_bound']:,} values")
+                fb = f"{', '.join(a['feedback'])}: {values}"
+            else:
+                r = a["response"]
+                fb = f"response {r['answer']} ({r['likelihood']})"
+            name = a["name"] if kind == "queries" else f"{a['name']} (observation)"
+            table.add_row(name, args, legal, fb)
+    console.print(table)
+
+
+@click.command(name="compile")
+@game_options
+@click.option("--to", "target", type=click.Choice(["dimacs", "json"]), required=True,
+              help="dimacs: the CNF with a 'c p show' projection line; json: the one-hot "
+                   "variables and the sizes of both targets.")
+@click.option("--observations", type=click.Path(dir_okay=False), default=None,
+              help="Condition on these observations (deterministic feedback only).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write here instead of stdout (atomically).")
+def compile_spec(spec: str, target: str, observations: str | None, output: str | None,
+                 **kwargs: Any) -> None:
+    """Compile SPEC (and observations) to boolean form for external tools."""
+    game, _ = split({"spec_path": spec, **kwargs})
+    space = game.symbolic
+    facts = [space.fact(e.action, e.args, e.feedback) for e in
+             (read_observations(game, observations) if observations else [])
+             if _deterministic(e)]
+    cnf = space.clauses(*facts)
+    if target == "dimacs":
+        text = cnf.dimacs([f"{game.name} ({spec}), params {json.dumps(game.model.params)}",
+                           f"models projected onto variables 1..{cnf.secret_vars} "
+                           "(the secret's one-hot groups) are its hypotheses"])
+    else:
+        diagram = space.condition(space.base, *facts)
+        text = json.dumps({"game": game.name, "spec": spec, "hypotheses": space.count(diagram),
+                           "secret_variables": cnf.secret_vars, "variables": cnf.top,
+                           "clauses": len(cnf.clauses), "diagram_nodes": diagram.size(),
+                           "groups": [{**g, "values": [show_value(v) for v in g["values"]]}
+                                      for g in space.describe()]}, indent=2) + "\n"
+    if output:
+        write_atomically(Path(output), text)
+    else:
+        click.echo(text, nl=False)
+
+
+def _deterministic(event) -> bool:
+    if event.feedback is None:
+        raise SleuthError(f"{event.describe()}: a random answer cannot be compiled to boolean "
+                          "form", event.loc, hint="the symbolic backend conditions on "
+                                                  "deterministic feedback")
+    return True
+
+

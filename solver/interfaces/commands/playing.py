@@ -1,0 +1,175 @@
+"""`sleuth solve`, `sleuth belief` and `sleuth play`: one game, a posterior, decision support."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from sleuth.compiler.api import show_value
+from sleuth.solver.evaluation.transcript import parse_secret, play_secret
+from sleuth.solver.infoset.counted import prior_belief
+from sleuth.solver.infoset.observe import (
+    apply_event,
+    count_text,
+    feedback_text,
+    format_value,
+    query_text,
+    read_observations,
+)
+from sleuth.solver.interfaces.options import (
+    backend_option,
+    game_options,
+    make_console,
+    make_from_options,
+    split,
+    status_line,
+    strategy_options,
+)
+from sleuth.solver.interfaces.play import Play, marginal_table
+from sleuth.solver.interfaces.session import Session
+from sleuth.solver.interfaces.summary import choose_backend
+
+
+@click.command()
+@game_options
+@backend_option
+@strategy_options
+@click.option("--secret", "secret", multiple=True, required=True, metavar="NAME=VALUE",
+              help="The hidden secret, e.g. --secret code=1122 (repeat for each variable).")
+@click.option("--max-steps", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
+          **kwargs: Any) -> None:
+    """Play one game of SPEC against a known secret and print the transcript."""
+    game, opts = split({"spec_path": spec, **kwargs})
+    backend = choose_backend(game, opts["backend"])
+    strategy = make_from_options(game, opts)
+    secret_game, index = parse_secret(game, secret, listed=backend == "enum")
+    with status_line() as update:
+        t = play_secret(game, strategy, index, opts["seed"], max_steps,
+                        progress=lambda k: update(f"{strategy.name}: choosing query {k}"),
+                        root=prior_belief(game, backend), secret_game=secret_game)
+    if as_json:
+        click.echo(json.dumps({"spec": spec, "strategy": strategy.name, "backend": backend,
+                               "guesses": opts["guesses"], **t.to_json()}, indent=2))
+        return
+    console = make_console()
+    known = ", ".join(f"{k} = {format_value(v)}" for k, v in t.secret.items())
+    console.print(Text.assemble((game.name, "bold"), f", secret {known}, strategy {strategy.name}: "
+                  f"{t.start_hypotheses:,} hypotheses, {t.start_entropy_bits:.3f} bits"))
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("#", "query", "outcome", "remaining", "entropy", "gained"):
+        table.add_column(col, justify="right" if col in ("#", "remaining", "entropy",
+                                                          "gained") else "left")
+    for k, step in enumerate(t.steps, 1):
+        table.add_row(str(k), step.event.query_text(), step.event.outcome_text(),
+                      f"{step.remaining:,}", f"{step.entropy_bits:.3f}",
+                      f"{step.information_bits:.3f}")
+    console.print(table)
+    console.print(f"solved in {count_text(len(t.steps))}" if t.solved
+                  else f"not solved after {count_text(len(t.steps))}")
+
+
+@click.command()
+@game_options
+@backend_option
+@click.option("--observations", "observations", required=True,
+              type=click.Path(dir_okay=False),
+              help="YAML list of {query, args, feedback | answer}.")
+@click.option("--top", type=click.IntRange(0), default=5, show_default=True,
+              help="How many of the most likely hypotheses to list.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def belief(spec: str, observations: str, top: int, as_json: bool, backend: str | None,
+           **kwargs: Any) -> None:
+    """Posterior of SPEC's secret after the observations in a file."""
+    game, _ = split({"spec_path": spec, **kwargs})
+    backend = choose_backend(game, backend)
+    current = prior_belief(game, backend)
+    steps = []
+    for event in read_observations(game, observations):
+        start = time.perf_counter()
+        after = apply_event(current, event)
+        steps.append({**event.to_data(), "remaining": after.size,
+                      "entropy_bits": after.entropy_bits(),
+                      "information_bits": after.kl_bits(current),
+                      "seconds": round(time.perf_counter() - start, 4)})
+        current = after
+    start = time.perf_counter()
+    marginals = current.marginals()
+    data = {
+        "spec": spec, "backend": backend, "hypotheses": current.size,
+        "entropy_bits": current.entropy_bits(),
+        "marginal_seconds": round(time.perf_counter() - start, 4),
+        "marginals": {k: {format_value(v): p for v, p in m.items()}
+                      for k, m in marginals.items()},
+        "observations": steps,
+        "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()}, "p": p}
+                for h, p in current.top(top)],
+    }
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    console = make_console()
+    console.print(Text.assemble((game.name, "bold"), f": {len(steps)} observations, "
+                  f"{current.size:,} hypotheses remain, {data['entropy_bits']:.4f} bits"))
+    for k, s in enumerate(steps, 1):
+        ev = read_outcome_text(s)
+        console.print(f"  {k}. {ev}: {s['remaining']:,} remain, "
+                      f"{s['information_bits']:.4f} bits gained")
+    console.print(marginal_table(marginals))
+    for h, p in current.top(top):
+        console.print(f"  {p:7.2%}  " + ", ".join(f"{k} = {format_value(v)}"
+                                                  for k, v in h.items()))
+
+
+def read_outcome_text(step: dict[str, Any]) -> str:
+    outcome = (feedback_text(step["feedback"]) if "feedback" in step
+               else format_value(step["answer"]))
+    return f"{query_text(step['query'], step['args'])} -> {outcome}"
+
+
+@click.command()
+@game_options
+@backend_option
+@strategy_options
+@click.option("--session", "session_path", type=click.Path(dir_okay=False), default=None,
+              help="Save every step here; resume from it if it exists.")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of tables.")
+def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> None:
+    """Decision support while playing SPEC for real: suggests queries, reads feedback."""
+    game, opts = split({"spec_path": spec, **kwargs})
+    strategy = make_from_options(game, opts)
+    session = Session.open(session_path, game, spec)
+    console = make_console()
+    root = prior_belief(game, choose_backend(game, opts["backend"]))
+    state = Play(game, strategy, session, console, as_json, root)
+    interactive = sys.stdin.isatty()
+
+    def read(prompt: str) -> str | None:
+        if interactive:
+            try:
+                return console.input(prompt)
+            except EOFError:
+                return None
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        if not as_json:
+            console.print(f"{prompt}{line.rstrip()}", highlight=False)
+        return line
+
+    try:
+        status = state.run(read)
+    except KeyboardInterrupt:
+        where = f"; session saved to {session.path}" if session.path else ""
+        click.echo(f"interrupted{where}", err=True)
+        sys.exit(130)
+    sys.exit(status)
+
+

@@ -1,0 +1,142 @@
+"""What the commands share: spec loading options, the backend option, the strategy
+options (derived from the strategies' declarations), consoles and progress."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from sleuth.compiler.api import Budget, Game, SleuthError, load_game, parse_overrides
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.summary import BACKENDS
+from sleuth.solver.strategies import (
+    DEFAULT_STRATEGY,
+    STRATEGIES,
+    Option,
+    Strategy,
+    applicable,
+    make_strategy,
+    option_table,
+)
+
+OVERRIDE_HELP = "Override a spec param, e.g. --set pegs=5 (repeatable)."
+
+
+def load(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int) -> Game:
+    budget = Budget(max_hypotheses=max_hypotheses, memory_mb=memory_mb)
+    return load_game(spec, parse_overrides(overrides), budget)
+
+
+def split(kwargs: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
+    """The game named by a command's spec options, and the command's other options."""
+    game = load(kwargs.pop("spec_path"), kwargs.pop("overrides"), kwargs.pop("max_hypotheses"),
+                kwargs.pop("memory_mb"))
+    return game, kwargs
+
+
+def game_options(fn):
+    """--set, --max-hypotheses and --memory-mb, shared by every command that loads a spec."""
+    fn = click.option("--memory-mb", type=click.IntRange(16), default=Budget.memory_mb,
+                      show_default=True, help="Memory budget for feedback blocks.")(fn)
+    fn = click.option("--max-hypotheses", type=click.IntRange(1),
+                      default=Budget.max_hypotheses, show_default=True,
+                      help="Largest hypothesis space the enumerated backend builds.")(fn)
+    fn = click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
+                      help=OVERRIDE_HELP)(fn)
+    return click.argument("spec", type=click.Path(dir_okay=False))(fn)
+
+
+def backend_option(fn):
+    return click.option("--backend", type=click.Choice(BACKENDS), default=None,
+                        help="enum (list the hypotheses), sdd (decision diagram) or cnf "
+                             "(clauses counted by Ganak); default: enum when the secret's "
+                             "assignments fit --max-hypotheses, else sdd.")(fn)
+
+
+def _click_type(option: Option) -> Any:
+    if option.kind is int:
+        return click.IntRange(option.minimum, min_open=option.open_min) \
+            if option.minimum is not None else int
+    if option.kind is float:
+        return click.FloatRange(option.minimum, min_open=option.open_min) \
+            if option.minimum is not None else float
+    return option.kind
+
+
+def strategy_options(fn):
+    """--strategy, --guesses, --seed, and one flag per option any strategy declares."""
+    for key, (option, users) in reversed(list(option_table().items())):
+        default = "" if option.default is None else f" [default: {option.default}]"
+        fn = click.option(option.flag, f"strategy_{key}", type=_click_type(option),
+                          default=None,
+                          help=f"{', '.join(users)}: {option.help}.{default}")(fn)
+    fn = click.option("--seed", type=int, default=0, show_default=True,
+                      help="Seed for every random choice.")(fn)
+    fn = click.option("--guesses", type=click.Choice(["any", "consistent"]), default="any",
+                      show_default=True,
+                      help="Choose among all legal queries, or only possible secrets.")(fn)
+    return click.option("--strategy", type=click.Choice(list(STRATEGIES)),
+                        default=DEFAULT_STRATEGY, show_default=True,
+                        help="How to choose the next query.")(fn)
+
+
+def make_from_options(game: Game, opts: dict[str, Any]) -> Strategy:
+    """The strategy a command's options ask for. A flag the chosen strategy does not
+    declare is an error, not silently ignored."""
+    given = {k.removeprefix("strategy_"): opts.pop(k) for k in list(opts)
+             if k.startswith("strategy_")}
+    given = {k: v for k, v in given.items() if v is not None}
+    name = opts["strategy"]
+    unused = sorted(set(given) - set(applicable(name, given)))
+    if unused:
+        flags = ", ".join("--" + k.replace("_", "-") for k in unused)
+        takes = ", ".join(o.flag for o in STRATEGIES[name].options().values())
+        raise SleuthError(f"{flags} does not apply to --strategy {name}",
+                          hint=f"{name} takes {takes or 'no options'}")
+    return make_strategy(name, Candidates(game, opts["guesses"]), opts["seed"], **given)
+
+
+def make_console(stderr: bool = False):
+    """Plain text (no markup in user values); wide when not on a terminal."""
+    from rich.console import Console
+
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, markup=False, highlight=False,
+                   width=None if probe.is_terminal else max(probe.width, 120))
+
+
+@contextmanager
+def status_line():
+    """A spinner with a message on stderr (only on a terminal); yields `update(text)`."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda text: None
+        return
+    with console.status("working") as status:
+        yield lambda text: status.update(text)
+
+
+@contextmanager
+def progress_bar(total: int, what: str):
+    """A progress bar on stderr for long work (only on a terminal); yields `advance(n)`."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(what, total=total)
+        yield lambda n: progress.advance(task, n)

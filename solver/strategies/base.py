@@ -1,0 +1,218 @@
+"""The strategy interface, declared options, and the scoring machinery with tie-break K.
+
+Scoring strategies score every allowed query by its outcome partition and
+take the best, with tie-break K (DESIGN §3): among equal scores prefer a
+query that is still a possible secret, then the first in canonical order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.counted import CountedBelief, settle
+from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query
+
+FLOAT_TIE = 1e-12
+
+
+class Option:
+    """One option of a strategy, declared once as a typed class attribute.
+
+        class ISESSampled(Entropy):
+            budget = Option(float, 0.1, "seconds per decision", minimum=0, open_min=True)
+
+    The command line, bench, play, the Python API (and a web form) derive their flags,
+    validation and help from these declarations (`Strategy.options()`); an instance
+    reads its value as a plain attribute.
+    """
+
+    def __init__(self, kind: type, default: Any, help: str, minimum: float | None = None,
+                 open_min: bool = False, optional: bool = False):
+        self.kind = kind  # int or float
+        self.default = default
+        self.help = help
+        self.minimum = minimum
+        self.open_min = open_min  # the minimum itself is not allowed
+        self.optional = optional  # None is allowed (and means "no limit" or "all")
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self if obj is None else self.default
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value: Any, strategy: str) -> Any:
+        """The value converted to the option's type, or a SleuthError saying what is wrong."""
+        if value is None:
+            if self.optional:
+                return None
+            raise SleuthError(f"{strategy}: {self.flag} needs a value")
+        try:
+            if isinstance(value, bool) or (self.kind is int and isinstance(value, float)
+                                           and not value.is_integer()):
+                raise ValueError
+            converted = self.kind(value)
+        except (TypeError, ValueError):
+            raise SleuthError(f"{strategy}: {self.flag} needs {self.kind.__name__} value, not "
+                              f"{value!r}") from None
+        if self.minimum is not None and (converted < self.minimum or
+                                         (self.open_min and converted == self.minimum)):
+            bound = f"more than {self.minimum}" if self.open_min else f"at least {self.minimum}"
+            raise SleuthError(f"{strategy}: {self.flag} must be {bound}, not {converted}")
+        return converted
+
+
+class Strategy:
+    """Chooses the next query for a belief (subclasses say how).
+
+    A subclass sets `name`, declares its options as `Option` class attributes and
+    implements `choose`; registering it is one line in `strategies/__init__.py`.
+    """
+
+    name = ""
+    deterministic = True  # the same belief always gets the same query
+    needs_secret_like = False  # only for specs with queries that can be secrets
+
+    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
+        self.candidates = candidates
+        self.seed = seed
+        declared = self.options()
+        for key in options:
+            if key not in declared:
+                raise SleuthError(f"strategy '{self.name}' has no option '{key}'",
+                                  hint=f"its options: {', '.join(declared) or 'none'}")
+        for key, option in declared.items():
+            if key in options:
+                setattr(self, key, option.check(options[key], self.name))
+        if self.needs_secret_like and not candidates.any_secret_like:
+            raise SleuthError(f"{self.name} needs a query that can be a secret (arguments "
+                              "with the secret variables' domains); this spec has none",
+                              hint="use random")
+
+    @classmethod
+    def options(cls) -> dict[str, Option]:
+        """The declared options, base classes' first."""
+        out: dict[str, Option] = {}
+        for klass in reversed(cls.__mro__):
+            out.update({k: v for k, v in vars(klass).items() if isinstance(v, Option)})
+        return out
+
+    def settings(self) -> dict[str, Any]:
+        """The option values this instance uses."""
+        return {k: getattr(self, k) for k in self.options()}
+
+    def choose(self, belief: AnyBelief) -> Query:
+        raise NotImplementedError
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        """The belief in the form this strategy works on: a counted belief small enough
+        to list becomes an enumerated one."""
+        return settle(belief)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+@dataclass
+class Scored:
+    """Scores (lower is better) of some queries of one block."""
+
+    block: Block
+    positions: np.ndarray
+    scores: np.ndarray
+    parts: np.ndarray | None  # integer partitions, when exact refinement applies
+
+
+class ScoringStrategy(Strategy):
+    """Score every allowed query, keep the best; ties by K."""
+
+    exact = False  # whether scores of uniform partitions are already exact integers
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        # Exhaustive scoring lists a counted belief whenever the enumeration budget allows:
+        # the kernels score far faster than one model count per query and feedback.
+        if isinstance(belief, CountedBelief):
+            return settle(belief, max(self.candidates.game.budget.max_hypotheses,
+                                      belief.list_limit))
+        return belief
+
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
+        if belief.size == 1:
+            # Every query has one outcome: all scores tie and K decides.
+            scored = [Scored(b, pos, np.zeros(len(pos)), None) for b in self.candidates.blocks
+                      if len(pos := self.candidates.allowed(b, belief))]
+            return pick_by_k(self.candidates, scored, belief)
+        scored = [self.score_block(b, self.candidates.allowed(b, belief), belief)
+                  for b in self.candidates.blocks]
+        return self.pick([s for s in scored if len(s.positions)], belief)
+
+    def score_block(self, block: Block, positions: np.ndarray, belief: AnyBelief) -> Scored:
+        """Scores of the block's queries at `positions` against `belief` (the information
+        set itself, or a sample of it)."""
+        if not len(positions):
+            return Scored(block, positions, np.zeros(0), None)
+        if block.deterministic:
+            parts = self.candidates.parts(block, positions, belief)
+            return Scored(block, positions, self.score_parts(parts, belief.uniform, belief.size),
+                          parts if belief.uniform else None)
+        if isinstance(belief, CountedBelief):
+            raise SleuthError(f"'{block.action.name}' has random answers, which are scored on "
+                              f"listed hypotheses; this information set has {belief.size:,}",
+                              hint="use --strategy ises-sampled, or the enumerated backend")
+        w = belief.probabilities()
+        scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), belief),
+                                              w, belief.size) for p in positions])
+        return Scored(block, positions, scores, None)
+
+    def score_parts(self, parts: np.ndarray, uniform: bool, n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def score_answers(self, p: np.ndarray, w: np.ndarray, n: int) -> float:
+        raise NotImplementedError
+
+    def pick(self, scored: list[Scored], belief: AnyBelief) -> Query:
+        if not scored:
+            raise SleuthError("no legal query is allowed here",
+                              hint="with --guesses consistent, a query must be a possible "
+                                   "secret")
+        best = min(float(s.scores.min()) for s in scored)
+        tol = self.tolerance(scored, best)
+        tied = [(s, np.flatnonzero(s.scores <= best + tol)) for s in scored]
+        tied = self.refine([(s, t) for s, t in tied if len(t)])
+        return pick_by_k(self.candidates, [
+            Scored(s.block, s.positions[t], s.scores[t], None) for s, t in tied], belief)
+
+    def tolerance(self, scored: list[Scored], best: float) -> float:
+        if self.exact and all(s.parts is not None for s in scored):
+            return 0.0
+        return FLOAT_TIE * max(1.0, abs(best))
+
+    def refine(self, tied: list[tuple[Scored, np.ndarray]]) -> list[tuple[Scored, np.ndarray]]:
+        return tied
+
+
+# Partition scores are on the scale of hypothesis counts: weighted parts (probability
+# masses) and answer tables are scaled by n, so queries of both kinds compare.
+
+def pick_by_k(candidates: Candidates, tied: list[Scored], belief: AnyBelief) -> Query:
+    """Tie-break K: the first possible secret in canonical order (in a spec whose queries
+    cannot be secrets: the first query that can end the game), else the first query."""
+    for prefer in (True, False):
+        for s in tied:
+            pos = s.positions
+            if prefer:
+                pos = pos[candidates.preferred(s.block, belief, pos)]
+            if len(pos):
+                return Query(s.block.action.name, int(s.block.ranks[pos[0]]))
+    raise AssertionError("a tie group cannot be empty")
+
+

@@ -1,0 +1,132 @@
+"""Meng & Lucas' sampled ISES (Algorithm 1 of the ISES paper) under a wall-clock budget."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief, settle
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.strategies.base import Option, Scored
+from sleuth.solver.strategies.classic import Entropy
+
+SCORING_SHARE = 0.85  # of a budget spent scoring; the rest picks and returns
+SAMPLING_SHARE = 0.4  # of it at most spent drawing states from a decision diagram
+FIRST_BATCH = 16
+
+
+class ISESSampled(Entropy):
+    """Meng & Lucas' sampled ISES: score sampled queries against sampled states.
+
+    Per decision: draw m states from the belief (by weight, without
+    replacement; all of them when there are at most m), shuffle the allowed
+    queries and keep the first n, and score them by the entropy of their
+    partition of the sampled states, batch after batch, until the queries run
+    out or the wall-clock budget is spent (the first batch is always scored).
+    Seeded: with a budget that is not reached the choice is reproducible.
+    """
+
+    name = "ises-sampled"
+    deterministic = False
+
+    states = Option(int, 1000, "states sampled per decision (m)", minimum=1)
+    queries = Option(int, None, "queries sampled per decision (n; default: all)", minimum=1,
+                     optional=True)
+    budget = Option(float, 0.1, "seconds per decision", minimum=0, open_min=True)
+
+    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
+        super().__init__(candidates, seed, **options)
+        self.rng = np.random.default_rng(seed)
+        self.last_scored = 0  # queries scored in the last decision (for benchmarks)
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        return settle(belief)  # listed only up to its list_limit: states are sampled
+
+    def choose(self, belief: AnyBelief) -> Query:
+        start = time.perf_counter()
+        belief = self.prepared(belief)
+        if belief.size == 1:
+            self.last_scored = 0
+            return super().choose(belief)  # every query ties: K decides, no scoring needed
+        sample = self.sample_states(belief, start)
+        order = [(b, self.rng.permutation(self.candidates.allowed(b, belief)))
+                 for b in self.candidates.blocks]
+        pool = [(b, p) for b, p in order if len(p)]
+        if self.queries is not None:
+            pool = self._limit(pool, self.queries)
+        scored: list[Scored] = []
+        deadline = start + SCORING_SHARE * self.budget
+        per_query, done = 0.0, 0
+        for block, positions in pool:
+            lo, batches, batch = 0, 0, FIRST_BATCH
+            while lo < len(positions):
+                if done and time.perf_counter() >= deadline:
+                    break
+                if batches < 2:
+                    # Two small batches per block: the first also pays for setting up (the
+                    # block's feedback matrix over the states), the second measures the rate.
+                    batch = FIRST_BATCH
+                else:  # sized to end before the deadline, growing at most 4x a batch
+                    batch = min(4 * batch, int(0.8 * (deadline - time.perf_counter())
+                                               / max(per_query, 1e-9)))
+                    if batch < 1:
+                        break
+                chunk = np.sort(positions[lo:lo + batch])
+                t0 = time.perf_counter()
+                scored.append(self.score_block(block, chunk, sample))
+                if batches:  # the slowest rate seen after the block's setup batch
+                    per_query = max(per_query, (time.perf_counter() - t0) / len(chunk))
+                lo += len(chunk)
+                done += len(chunk)
+                batches += 1
+            if done and time.perf_counter() >= deadline:
+                break
+        self.last_scored = done
+        return self.pick(scored, belief)
+
+    def sample_states(self, belief: AnyBelief, start: float) -> Belief:
+        """The states to score against, as a belief: all of them when there are at most m;
+        else m drawn by weight without replacement (enumerated), or drawn uniformly from
+        the diagram with replacement, within SAMPLING_SHARE of the budget (counted)."""
+        if isinstance(belief, CountedBelief):
+            return belief.sampled(self.states, int(self.rng.integers(2**63)),
+                                  deadline=start + SAMPLING_SHARE * self.budget)
+        if belief.size <= self.states:
+            return belief
+        p = None if belief.uniform else belief.probabilities()
+        chosen = self.rng.choice(belief.size, size=self.states, replace=False, p=p)
+        return Belief(belief.game, belief.index[np.sort(chosen)])
+
+    def _limit(self, pool, n):
+        out, left = [], n
+        for b, p in pool:
+            if left <= 0:
+                break
+            out.append((b, p[:left]))
+            left -= len(p[:left])
+        return out
+
+    def pick(self, scored, belief):
+        return super().pick(self._merged(scored), belief)
+
+    def _merged(self, scored: list[Scored]) -> list[Scored]:
+        """Shuffled batches back into one canonical-order group per block (for K)."""
+        out = []
+        for block in self.candidates.blocks:
+            mine = [s for s in scored if s.block is block]
+            if not mine:
+                continue
+            positions = np.concatenate([s.positions for s in mine])
+            scores = np.concatenate([s.scores for s in mine])
+            parts = None
+            if all(s.parts is not None for s in mine):
+                width = max(s.parts.shape[1] for s in mine)
+                parts = np.concatenate([np.pad(s.parts, ((0, 0), (0, width - s.parts.shape[1])))
+                                        for s in mine])
+            order = np.argsort(positions, kind="stable")
+            out.append(Scored(block, positions[order], scores[order],
+                              None if parts is None else parts[order]))
+        return out
