@@ -19,6 +19,7 @@ from typing import Any
 
 from sleuth.compiler import ir
 from sleuth.compiler.check import CheckedAction
+from sleuth.compiler.counters import COUNTERS, Counter, counter_class
 from sleuth.compiler.domains import Domain, domain_size, set_elements, show_value
 from sleuth.compiler.enumerate import Budget, rank_of
 from sleuth.compiler.errors import (
@@ -33,6 +34,7 @@ from sleuth.compiler.errors import (
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
 from sleuth.compiler.interpret import evaluate as interpret
 from sleuth.compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT, position_name
+from sleuth.compiler.library import bundled_specs, spec_path
 from sleuth.compiler.likelihood import (
     answer_is_legal,
     answer_likelihood,
@@ -60,10 +62,11 @@ def projected_count(clauses: list[list[int]], top: int, secret_vars: int,
 
 
 __all__ = [
-    "BoolT", "Budget", "BudgetError", "CheckedAction", "Document", "Domain", "EnumT",
-    "EvaluationError", "Game", "IntT", "Loc", "ObservationError", "RecordT", "SeqT", "SetT",
-    "SleuthError", "SpecError", "answer_is_legal", "answer_likelihood", "answer_matrix",
-    "answer_value", "coerce", "coerce_text", "diagram_count", "did_you_mean", "domain_size",
+    "COUNTERS", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter", "Document",
+    "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "ObservationError",
+    "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
+    "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
+    "coerce_text", "counter_class", "diagram_count", "did_you_mean", "domain_size",
     "interpret", "ir", "load_game", "load_game_text", "parse_overrides", "position_name",
-    "projected_count", "rank_of", "scalar_value", "set_elements", "show_value",
+    "projected_count", "rank_of", "scalar_value", "set_elements", "show_value", "spec_path",
 ]

@@ -17,6 +17,7 @@ import numpy as np
 import yaml
 
 from sleuth.compiler.check import CheckedAction, Model, Var, check_spec
+from sleuth.compiler.counters import Counter, counter_class
 from sleuth.compiler.domains import from_python
 from sleuth.compiler.enumerate import (
     Budget,
@@ -34,6 +35,7 @@ from sleuth.compiler.enumerate import (
 )
 from sleuth.compiler.errors import BudgetError, SpecError
 from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.library import spec_path
 from sleuth.compiler.source import Document
 from sleuth.compiler.spec import read_spec
 from sleuth.compiler.symbolic import SymbolicSpace
@@ -59,8 +61,8 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
 
 def load_game(path: str | Path, overrides: dict[str, Any] | None = None,
               budget: Budget | None = None) -> Game:
-    """Read, check and prepare a spec file."""
-    doc = Document.from_path(path)
+    """Read, check and prepare a spec file (a path, or the name of a bundled spec)."""
+    doc = Document.from_path(spec_path(path))
     model = check_spec(read_spec(doc), overrides)
     return Game(model, budget or Budget())
 
@@ -106,6 +108,13 @@ class Game:
     def symbolic(self) -> SymbolicSpace:
         """The same hypothesis space as a decision diagram (compiler/symbolic.py)."""
         return SymbolicSpace(self.model)
+
+    def counter(self, name: str) -> Counter:
+        """The counting backend `name` over this game's symbolic space (one per game)."""
+        key = ("counter", name)
+        if key not in self._cache:
+            self._cache[key] = counter_class(name)(self.symbolic)
+        return self._cache[key]
 
     def restricted(self, ranks: np.ndarray, transient: bool = False) -> Game:
         """The same game whose hypothesis table holds only the hypotheses at these product

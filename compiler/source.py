@@ -15,7 +15,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from sleuth.compiler.errors import Loc, SpecError
+from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 
 BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n"}
 _constructor = SafeConstructor()
@@ -44,7 +44,13 @@ class Document:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise SpecError(f"no such {what}: {path}") from None
+            hint = None
+            if what == "spec file" and not path.suffix and len(path.parts) == 1:
+                from sleuth.compiler.library import bundled_specs
+
+                hint = (did_you_mean(path.name, bundled_specs())
+                        or "bundled specs: " + ", ".join(bundled_specs()))
+            raise SpecError(f"no such {what}: {path}", hint=hint) from None
         except (OSError, UnicodeDecodeError) as err:
             raise SpecError(f"cannot read {what} {path}: {err}") from None
         return cls(text, str(path))

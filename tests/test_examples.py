@@ -46,7 +46,7 @@ def test_mastermind_walkthrough_is_current(tmp_path):
         feed = re.match(r'printf "(.*?)" \| sleuth (.*)', command)
         stdin = feed.group(1).encode().decode("unicode_escape")
         args = feed.group(2).split()
-        got = run([sys.executable, "-c", "from sleuth.solver.interfaces.cli import main; main()", *args[:1],
+        got = run([sys.executable, "-m", "sleuth", *args[:1],
                    str(ROOT / args[1]), *args[2:]], stdin, cwd=tmp_path)
         transcript.append(strip_trailing(got) == strip_trailing(output))
     assert transcript == [True, True]

@@ -151,7 +151,7 @@ def test_simulator_bids_as_the_spec_says(standing):
 def test_symbolic_backend_agrees_on_the_multiset_prior():
     """The multiset is one one-hot group on the diagram; its weighted prior (the
     factorial expression, lowered into weight classes) must give enumeration's numbers."""
-    from sleuth.solver.infoset.counted import prior_belief
+    from sleuth.solver.infoset.backends import prior_belief
 
     g = small_game()
     enum, sdd = Belief.prior(g), prior_belief(g, "sdd")

@@ -38,7 +38,7 @@ def score(guess: tuple[int, ...], code: tuple[int, ...]) -> tuple[int, int]:
 
 def start(session: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", "from sleuth.solver.interfaces.cli import main; main()", "play", str(SPEC),
+        [sys.executable, "-m", "sleuth", "play", str(SPEC),
          "--strategy", "minimax", "--session", str(session)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         bufsize=1, cwd=ROOT, env={**os.environ, "COLUMNS": "200"})

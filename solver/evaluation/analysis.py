@@ -191,10 +191,11 @@ def analyse(game: Game, strategy: Strategy, spec: str, root: AnyBelief | None = 
                               f"hypothesis, so it lists them: {err.message}",
                               hint="narrow the params (--set), or raise --max-hypotheses"
                               ) from None
-    root = strategy.prepared(root)
-    if not isinstance(root, Belief):
+    prepared = strategy.prepared(root)
+    root = prepared.listing()
+    if root is None:
         raise SleuthError(f"the first-move profile scores every query on listed hypotheses; "
-                          f"this game has {root.size:,}",
+                          f"this game has {prepared.size:,}",
                           hint="raise --max-hypotheses, or narrow the params (--set)")
     classes, n_queries, spatial = first_move_profile(strategy.candidates, root)
     if secrets is None and root.size > SAMPLE_ABOVE:

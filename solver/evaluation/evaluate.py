@@ -22,7 +22,6 @@ import numpy as np
 
 from sleuth.compiler.api import Game, SleuthError, show_value
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.counted import CountedBelief
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper, has_stop
 from sleuth.solver.strategies import Strategy
 
@@ -89,51 +88,18 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     `Evaluation.lengths`) whose games reach it, down to the query that ends each."""
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
-    if isinstance(root, CountedBelief):
-        if secrets is None:
-            raise SleuthError(f"the symbolic backend cannot play all {root.size:,} secrets",
-                              hint="evaluate a seeded sample with --secrets N")
-        ranks = _distinct_samples(root, min(secrets, root.size), seed)
-        keys = np.arange(len(ranks), dtype=np.int64)
-    else:
-        index = root.index
-        if secrets is not None and secrets < root.size:
-            rng = np.random.default_rng(seed)
-            index = np.sort(rng.choice(root.index, size=secrets, replace=False))
-        ranks, keys = root.game.hypotheses.ranks[index], index
+    ranks, keys = root.secrets(secrets, seed)
     relay = None if observer is None else (
         lambda depth, bits, targets: observer(depth, bits, keys[targets]))
     walker = _Walker(game, strategy, Stopper(game), progress, ranks, relay)
     first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
     lengths = {int(keys[t]): n for t, n in walker.lengths.items()}
     c = strategy.candidates
-    weights = {} if game.model.prior is None else _prior_weights(root, ranks, keys)
+    weights = {} if game.model.prior is None else {
+        int(k): float(w) for k, w in zip(keys, root.prior_weights(ranks), strict=True)}
     return Evaluation(spec, strategy.name, c.guesses, lengths,
                       _query_json(c, first) if first else {}, time.perf_counter() - start,
                       weights)
-
-
-def _prior_weights(root: AnyBelief, ranks: np.ndarray, keys: np.ndarray) -> dict[int, float]:
-    """Prior weight of each evaluated secret (normalised over them when counted)."""
-    if not isinstance(root, CountedBelief):
-        return {int(h): float(root.game.prior[h]) for h in keys}
-    table = root.game.restricted(np.unique(ranks))
-    where = np.searchsorted(table.hypotheses.ranks, ranks)
-    return {int(k): float(table.prior[i]) for k, i in zip(keys, where, strict=True)}
-
-
-def _distinct_samples(belief: CountedBelief, n: int, seed: int) -> np.ndarray:
-    """n distinct hypotheses (product ranks), uniformly: exact samples from the diagram
-    with duplicates rejected."""
-    rng = np.random.default_rng(seed)
-    found: dict[int, None] = {}
-    while len(found) < n:
-        for r in belief.space.sample_ranks(belief.diagram, 2 * (n - len(found)),
-                                           int(rng.integers(2**63))):
-            found.setdefault(r)
-            if len(found) == n:
-                break
-    return np.array(list(found), dtype=np.int64)
 
 
 def _query_json(c: Candidates, q: Query) -> dict[str, Any]:
@@ -155,7 +121,6 @@ class _Walker:
         self.stop_game = has_stop(game)
         self.ranks = ranks
         self.lengths: dict[int, int] = {}
-        self._targets: Game | None = None  # the targets as a table, for counted nodes
 
     def finish(self, targets: np.ndarray, depth: int) -> None:
         for t in targets.tolist():
@@ -183,16 +148,10 @@ class _Walker:
                 f"the strategy chose '{query.action}', whose answer is random; exact "
                 "evaluation enumerates deterministic feedback only",
                 hint="use `sleuth solve --seed` to simulate games with random answers")
-        if isinstance(belief, CountedBelief):
-            target_codes = self.target_codes(query, targets)
-            children = ((code, lambda code=code: self.counted_child(belief, query, code))
-                        for code in np.unique(target_codes).tolist())
-        else:
-            codes = self.strategy.candidates.query_codes(query, belief)
-            where = np.searchsorted(belief.game.hypotheses.ranks, self.ranks[targets])
-            target_codes = codes[np.searchsorted(belief.index, where)]
-            children = ((code, lambda code=code: self.listed_child(belief, codes, code))
-                        for code in np.unique(target_codes).tolist())
+        branch = belief.branch(query, self.strategy.candidates)
+        target_codes = branch.codes(self.ranks[targets])
+        children = ((code, lambda code=code: branch.child(code))
+                    for code in np.unique(target_codes).tolist())
         for code, child in children:
             mine = targets[target_codes == code]
             if self.stop_game and self.stops(query, code):
@@ -209,23 +168,6 @@ class _Walker:
                     hint="these hypotheses may be indistinguishable by any query")
             self.walk(after, mine, depth + 1)
         return query
-
-    @staticmethod
-    def listed_child(belief: Belief, codes: np.ndarray, code: int) -> Belief:
-        return belief.restrict(codes == code, "feedback")
-
-    def counted_child(self, belief: CountedBelief, query: Query, code: int) -> CountedBelief:
-        feedback = self.game.coder(query.action).decode(code)
-        args = self.strategy.candidates.args(query)
-        return belief.condition(belief.space.fact(query.action, args, feedback), "feedback",
-                                observed=(query.action, query.rank, code))
-
-    def target_codes(self, query: Query, targets: np.ndarray) -> np.ndarray:
-        """Feedback codes of a query on the targets, by the kernels on their own table."""
-        if self._targets is None:
-            self._targets = self.game.restricted(np.unique(self.ranks))
-        where = np.searchsorted(self._targets.hypotheses.ranks, self.ranks[targets])
-        return self._targets.feedback_matrix(query.action, np.array([query.rank]), where)[0]
 
 
 __all__ = ["Evaluation", "Stopper", "evaluate_strategy", "has_stop"]

@@ -11,7 +11,7 @@ surviving hypothesis. Beliefs are immutable; every update returns a new one.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,9 +25,17 @@ from sleuth.compiler.api import (
     RecordT,
     SeqT,
     SetT,
+    answer_likelihood,
     position_name,
     set_elements,
 )
+from sleuth.solver.infoset.protocol import Branch
+
+if TYPE_CHECKING:
+    from sleuth.solver.infoset.observe import Event
+    from sleuth.solver.infoset.queries import Block, Candidates, Query
+
+RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
 
 
 class InconsistentObservations(ObservationError):
@@ -121,6 +129,84 @@ class Belief:
             return Belief(self.game, self.index)
         return self
 
+    def observe(self, event: Event) -> Belief:
+        """The belief after an observation: deterministic feedback keeps the hypotheses that
+        give it; a random answer updates by its likelihood (Bayes' rule)."""
+        game, what = self.game, f"'{event.describe()}'"
+        if event.feedback is not None:
+            rank = game.space(event.action).rank(event.args)
+            code = game.coder(event.action).encode(event.feedback)
+            codes = game.feedback_matrix(event.action, np.array([rank]), self.index)[0]
+            return self.restrict(codes == code, what, event.loc)
+        lik = answer_likelihood(game, event.action, event.args, event.answer, self.index)
+        return self.update(lik, what, event.loc)
+
+    def branch(self, query: Query, candidates: Candidates) -> Branch:
+        codes = candidates.query_codes(query, self)
+
+        def codes_of(ranks: np.ndarray) -> np.ndarray:
+            where = np.searchsorted(self.game.hypotheses.ranks, ranks)
+            return codes[np.searchsorted(self.index, where)]
+
+        return Branch(codes_of, lambda code: self.restrict(codes == code, "feedback"))
+
+    def partition(self, candidates: Candidates, block: Block,
+                  positions: np.ndarray) -> np.ndarray:
+        """Outcome partition of each query at `positions`: (queries, parts) counts
+        (uniform) or probability masses; feedbacks no query produces are dropped."""
+        index, game = self.index, self.game
+        weights = None if self.uniform else self.probabilities()
+        radix = game.coder(block.action.name).size
+        out = []
+        step = max(1, (game.budget.memory_bytes // 16) // max(1, len(index)))
+        for lo in range(0, len(positions), step):
+            codes = candidates.codes(block, positions[lo:lo + step], game, index)
+            out.append(count_parts(codes, radix, weights))
+        width = max(o.shape[1] for o in out)
+        parts = out[0] if len(out) == 1 else np.concatenate(
+            [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
+        return parts[:, parts.any(axis=0)]
+
+    # -- as a list, as a sample (already listed: itself)
+
+    def settled(self, exhaustive: bool = False) -> Belief:
+        return self
+
+    def listing(self, limit: int | None = None) -> Belief:
+        return self
+
+    def contains(self, ranks: np.ndarray) -> np.ndarray:
+        table = self.game.hypotheses.ranks[self.index]
+        if not len(table):
+            return np.zeros(len(ranks), dtype=bool)
+        pos = np.minimum(np.searchsorted(table, ranks), len(table) - 1)
+        return table[pos] == ranks
+
+    def draw(self, k: int, rng: np.random.Generator, deadline: float | None = None) -> Belief:
+        """All hypotheses when there are at most k, else k drawn by weight without
+        replacement."""
+        if self.size <= k:
+            return self
+        p = None if self.uniform else self.probabilities()
+        chosen = rng.choice(self.size, size=k, replace=False, p=p)
+        return Belief(self.game, self.index[np.sort(chosen)])
+
+    def determinisations(self, k: int, rng: np.random.Generator,
+                         deadline: float | None = None) -> Belief:
+        return self
+
+    def secrets(self, n: int | None, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every hypothesis, or n of them drawn uniformly without replacement (seeded);
+        keys are their indices in the game's table."""
+        index = self.index
+        if n is not None and n < self.size:
+            rng = np.random.default_rng(seed)
+            index = np.sort(rng.choice(self.index, size=n, replace=False))
+        return self.game.hypotheses.ranks[index], index
+
+    def prior_weights(self, ranks: np.ndarray) -> np.ndarray:
+        return self.game.prior[np.searchsorted(self.game.hypotheses.ranks, ranks)]
+
     # -- what is known
 
     def values(self, name: str) -> Any:
@@ -153,6 +239,19 @@ class Belief:
         p = self.probabilities()
         order = np.argsort(-p, kind="stable")[:k]
         return [(self.game.hypotheses.value(int(self.index[i])), float(p[i])) for i in order]
+
+
+def count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
+    """Row-wise bincount of codes (relabelled first when the code space is large)."""
+    rows, n = codes.shape
+    if radix > RELABEL_RADIX and radix > 4 * n:
+        uniq, inv = np.unique(codes, return_inverse=True)
+        codes, radix = inv.reshape(rows, n), len(uniq)
+    offsets = (np.arange(rows, dtype=np.int64) * radix)[:, None]
+    flat = (codes + offsets).ravel()
+    w = None if weights is None else np.broadcast_to(weights, codes.shape).ravel()
+    counts = np.bincount(flat, weights=w, minlength=rows * radix)
+    return counts.reshape(rows, radix)
 
 
 def _marginals(name: str, t: Any, col: Any, p: np.ndarray,

@@ -26,14 +26,12 @@ from sleuth.compiler.api import (
     ObservationError,
     SleuthError,
     answer_is_legal,
-    answer_likelihood,
     coerce,
     coerce_text,
     did_you_mean,
     show_value,
 )
-from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.protocol import InformationSet
 
 
 @dataclass(frozen=True)
@@ -186,26 +184,9 @@ def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
 
 # ----------------------------------------------------------------------------- applying
 
-def apply_event(belief: Belief | CountedBelief, event: Event) -> Belief | CountedBelief:
+def apply_event(belief: InformationSet, event: Event) -> InformationSet:
     """The belief after `event` (InconsistentObservations if nothing explains it)."""
-    game = belief.game
-    what = f"'{event.describe()}'"
-    if isinstance(belief, CountedBelief):
-        if event.feedback is None:
-            raise ObservationError(f"{what}: the symbolic backend conditions on deterministic "
-                                   "feedback; random answers need the enumerated backend",
-                                   event.loc, hint="--backend enum")
-        observed = (event.action, game.space(event.action).rank(event.args),
-                    game.coder(event.action).encode(event.feedback))
-        return belief.condition(belief.space.fact(event.action, event.args, event.feedback),
-                                what, event.loc, observed)
-    if event.feedback is not None:
-        rank = game.space(event.action).rank(event.args)
-        code = game.coder(event.action).encode(event.feedback)
-        codes = game.feedback_matrix(event.action, np.array([rank]), belief.index)[0]
-        return belief.restrict(codes == code, what, event.loc)
-    lik = answer_likelihood(game, event.action, event.args, event.answer, belief.index)
-    return belief.update(lik, what, event.loc)
+    return belief.observe(event)
 
 
 # ----------------------------------------------------------------------------- files

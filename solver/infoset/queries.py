@@ -17,7 +17,7 @@ list (symbolic backend), from exact model counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,11 +31,12 @@ from sleuth.compiler.api import (
     interpret,
     ir,
 )
-from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.protocol import InformationSet
+
+if TYPE_CHECKING:
+    from sleuth.solver.infoset.belief import Belief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
-RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def can_be_secret(game: Game, action: CheckedAction) -> bool:
         same_domain(a.domain, v.domain) for a, v in zip(action.args, secret, strict=True))
 
 
-AnyBelief = Belief | CountedBelief
+AnyBelief = InformationSet  # the name strategies and evaluation have used
 
 
 class Stopper:
@@ -166,17 +167,6 @@ class Candidates:
             self._per_game[key] = (game, make())
         return self._per_game[key][1]
 
-    def hyp(self, block: Block, game: Game) -> np.ndarray:
-        """Index in game's hypothesis table of the secret each query equals, or -1."""
-        def make() -> np.ndarray:
-            if not block.secret_like:
-                return np.full(len(block.ranks), -1, dtype=np.int64)
-            table = game.hypotheses.ranks
-            pos = np.minimum(np.searchsorted(table, block.ranks), len(table) - 1)
-            return np.where(table[pos] == block.ranks, pos, -1).astype(np.int64)
-
-        return self._cached("hyp", block, game, make)
-
     # -- which queries are allowed now
 
     def allowed(self, block: Block, belief: AnyBelief) -> np.ndarray:
@@ -192,15 +182,8 @@ class Candidates:
         n = len(block.ranks) if positions is None else len(positions)
         if not block.secret_like or n == 0:
             return np.zeros(n, dtype=bool)
-        if isinstance(belief, CountedBelief):
-            ranks = block.ranks if positions is None else block.ranks[positions]
-            return belief.contains(ranks)
-        hyp = self.hyp(block, belief.game)
-        if positions is not None:
-            hyp = hyp[positions]
-        alive = np.zeros(belief.game.hypotheses.size, dtype=bool)
-        alive[belief.index] = True
-        return (hyp >= 0) & alive[np.maximum(hyp, 0)]
+        ranks = block.ranks if positions is None else block.ranks[positions]
+        return belief.contains(ranks)
 
     def preferred(self, block: Block, belief: AnyBelief, positions: np.ndarray) -> np.ndarray:
         """Tie-break K's first preference among the block's queries at `positions`: still a
@@ -210,10 +193,11 @@ class Candidates:
         if self.any_secret_like:
             return self.possible(block, belief, positions)
         no = np.zeros(len(positions), dtype=bool)
+        listed = belief.listing()
         if block.action.stop_when is None or not block.deterministic or not len(positions) \
-                or isinstance(belief, CountedBelief):
+                or listed is None:
             return no
-        codes = self.codes(block, positions, belief.game, belief.index)
+        codes = self.codes(block, positions, listed.game, listed.index)
         out = no.copy()
         for i, row in enumerate(codes):
             query = Query(block.action.name, int(block.ranks[positions[i]]))
@@ -265,45 +249,17 @@ class Candidates:
 
         return self._cached("matrix", block, game, make)
 
-    def parts(self, block: Block, positions: np.ndarray, belief: AnyBelief) -> np.ndarray:
+    def parts(self, block: Block, positions: np.ndarray, belief: InformationSet) -> np.ndarray:
         """Outcome partition of each query at `positions`: (queries, parts) counts
-        (uniform belief) or probability masses. A counted belief too large to list is
-        partitioned by exact model counts, one conditioned count per feedback."""
+        (uniform belief) or probability masses; on a counted belief too large to list, by
+        exact model counts, one conditioned count per feedback."""
         assert block.deterministic, "responses are scored from their answer tables"
-        if isinstance(belief, CountedBelief):
-            return belief.partition_counts(block.action.name,
-                                           [self.args(Query(block.action.name, int(r)))
-                                            for r in block.ranks[positions]])
-        index, game = belief.index, belief.game
-        weights = None if belief.uniform else belief.probabilities()
-        radix = game.coder(block.action.name).size
-        out = []
-        step = max(1, (game.budget.memory_bytes // 16) // max(1, len(index)))
-        for lo in range(0, len(positions), step):
-            codes = self.codes(block, positions[lo:lo + step], game, index)
-            out.append(_count_parts(codes, radix, weights))
-        width = max(o.shape[1] for o in out)
-        parts = out[0] if len(out) == 1 else np.concatenate(
-            [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
-        return parts[:, parts.any(axis=0)]  # feedbacks no query produces: dropped
+        return belief.partition(self, block, positions)
 
     def answer_table(self, block: Block, position: int, belief: Belief) -> np.ndarray:
         """P(answer | h) for a response query: (possible answers, the belief's hypotheses)."""
         args = self.game.space(block.action.name).value(int(block.ranks[position]))
         return answer_matrix(belief.game, block.action.name, args, belief.index)[1]
-
-
-def _count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
-    """Row-wise bincount of codes (relabelled first when the code space is large)."""
-    rows, n = codes.shape
-    if radix > RELABEL_RADIX and radix > 4 * n:
-        uniq, inv = np.unique(codes, return_inverse=True)
-        codes, radix = inv.reshape(rows, n), len(uniq)
-    offsets = (np.arange(rows, dtype=np.int64) * radix)[:, None]
-    flat = (codes + offsets).ravel()
-    w = None if weights is None else np.broadcast_to(weights, codes.shape).ravel()
-    counts = np.bincount(flat, weights=w, minlength=rows * radix)
-    return counts.reshape(rows, radix)
 
 
 __all__ = ["AnyBelief", "Block", "Candidates", "Query", "Stopper", "can_be_secret", "has_stop",

@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from sleuth.compiler.api import Budget, Game, SleuthError, load_game, parse_overrides
+from sleuth.solver.infoset.backends import BACKENDS, backend_help
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.interfaces.summary import BACKENDS
 from sleuth.solver.strategies import (
     DEFAULT_STRATEGY,
     STRATEGIES,
@@ -50,9 +50,7 @@ def game_options(fn):
 
 def backend_option(fn):
     return click.option("--backend", type=click.Choice(BACKENDS), default=None,
-                        help="enum (list the hypotheses), sdd (decision diagram) or cnf "
-                             "(clauses counted by Ganak); default: enum when the secret's "
-                             "assignments fit --max-hypotheses, else sdd.")(fn)
+                        help=backend_help())(fn)
 
 
 def _click_type(option: Option) -> Any:

@@ -11,23 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import CheckedAction, Game, domain_size, projected_count
+from sleuth.compiler.api import CheckedAction, Game, ObservationError, domain_size
+from sleuth.solver.infoset.backends import DEFAULT_COUNTER, ENUMERATED
 from sleuth.solver.infoset.counted import CountedBelief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count legal ones
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
-
-
-BACKENDS = ("enum", "sdd", "cnf")
-GANAK_SECONDS = 30.0
-
-
-def choose_backend(game: Game, requested: str | None) -> str:
-    """The requested backend, or enum when the secret's assignments fit the enumeration
-    budget (--max-hypotheses) and sdd when they do not."""
-    if requested:
-        return requested
-    return "enum" if game.candidate_count() <= game.budget.max_hypotheses else "sdd"
 
 
 def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, Any]:
@@ -44,34 +33,31 @@ def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, An
         "prior": "uniform" if model.prior is None else "weight",
         "identify": model.identify,
     }
-    if backend == "enum":
+    if backend == ENUMERATED:
         out["hypotheses"] = game.hypotheses.size
         out["entropy_bits"] = game.entropy_bits
         out["backend_size"] = {"hypotheses": game.hypotheses.size}
     else:
         out.update(symbolic_summary(game, backend))
-    exact = backend == "enum"
+    exact = backend == ENUMERATED
     out["queries"] = [describe_action(game, a, exact) for a in model.queries]
     out["observations"] = [describe_action(game, a, exact) for a in model.observations]
     return out
 
 
 def symbolic_summary(game: Game, backend: str) -> dict[str, Any]:
-    space = game.symbolic
-    if backend == "sdd":
-        n = space.count()
-        size = {"variables": space.variables, "diagram_nodes": space.base.size()}
-    else:
-        cnf = space.clauses()
-        counted = projected_count(cnf.clauses, cnf.top, cnf.secret_vars, GANAK_SECONDS)
-        n = counted if counted is not None else space.count()
-        size = {"variables": cnf.top, "secret_variables": cnf.secret_vars,
-                "clauses": len(cnf.clauses),
-                "counted_by": "ganak" if counted is not None else
-                f"sdd (ganak gave no count in {GANAK_SECONDS:.0f} s)"}
+    counter = game.counter(backend)
+    state = counter.start()
+    size = counter.describe(state)
+    try:
+        n = counter.count(state)
+    except ObservationError as err:  # a counter that gave up (Ganak's time limit)
+        fallback = game.counter(DEFAULT_COUNTER)
+        n = fallback.count(fallback.start())
+        size["counted_by"] = f"{DEFAULT_COUNTER} ({backend}: {err.message})"
     entropy = math.log2(n) if n else 0.0
-    if not space.uniform:  # a weighted prior: the entropy of the weights, from the diagram
-        entropy = CountedBelief.prior(game, "sdd").entropy_bits()
+    if not game.symbolic.uniform:  # a weighted prior: the entropy of the weights
+        entropy = CountedBelief.prior(game, backend).entropy_bits()
     return {"hypotheses": n, "entropy_bits": entropy, "backend_size": size}
 
 

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.counted import CountedBelief, settle
 from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
@@ -114,9 +113,8 @@ class Strategy:
         raise NotImplementedError
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
-        """The belief in the form this strategy works on: a counted belief small enough
-        to list becomes an enumerated one."""
-        return settle(belief)
+        """The belief in the form this strategy works on: listed once small enough."""
+        return belief.settled()
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -137,12 +135,9 @@ class ScoringStrategy(Strategy):
     exact = False  # whether scores of uniform partitions are already exact integers
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
-        # Exhaustive scoring lists a counted belief whenever the enumeration budget allows:
-        # the kernels score far faster than one model count per query and feedback.
-        if isinstance(belief, CountedBelief):
-            return settle(belief, max(self.candidates.game.budget.max_hypotheses,
-                                      belief.list_limit))
-        return belief
+        # Exhaustive scoring lists whenever the enumeration budget allows: the kernels
+        # score far faster than one model count per query and feedback.
+        return belief.settled(exhaustive=True)
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
@@ -164,11 +159,12 @@ class ScoringStrategy(Strategy):
             parts = self.candidates.parts(block, positions, belief)
             return Scored(block, positions, self.score_parts(parts, belief.uniform, belief.size),
                           parts if belief.uniform else None)
-        if isinstance(belief, CountedBelief):
+        listed = belief.listing()
+        if listed is None:
             raise SleuthError(f"'{block.action.name}' has random answers, which are scored on "
                               f"listed hypotheses; this information set has {belief.size:,}",
                               hint="use --strategy ises-sampled, or the enumerated backend")
-        w = belief.probabilities()
+        belief, w = listed, listed.probabilities()
         scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), belief),
                                               w, belief.size) for p in positions])
         return Scored(block, positions, scores, None)

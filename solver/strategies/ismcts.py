@@ -11,7 +11,6 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.counted import CountedBelief
 from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query, has_stop
 from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
 from sleuth.solver.strategies.sampled import SAMPLING_SHARE, SCORING_SHARE
@@ -75,9 +74,9 @@ class ISMCTS(Strategy):
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
         belief = self.prepared(belief)
-        if isinstance(belief, CountedBelief):  # determinisations drawn from the diagram
-            belief = belief.sampled(self.states, int(self.rng.integers(2**63)),
-                                    deadline=start + SAMPLING_SHARE * self.budget)
+        # a listed belief itself; a counted one, determinisations drawn from the counter
+        belief = belief.determinisations(self.states, self.rng,
+                                         deadline=start + SAMPLING_SHARE * self.budget)
         root = _Node(belief)
         self._expand(root)
         if not root.order:

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.counted import CountedBelief, settle
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import Option, Scored
 from sleuth.solver.strategies.classic import Entropy
@@ -43,7 +42,7 @@ class ISESSampled(Entropy):
         self.last_scored = 0  # queries scored in the last decision (for benchmarks)
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
-        return settle(belief)  # listed only up to its list_limit: states are sampled
+        return belief.settled()  # listed only up to its list_limit: states are sampled
 
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
@@ -89,16 +88,9 @@ class ISESSampled(Entropy):
 
     def sample_states(self, belief: AnyBelief, start: float) -> Belief:
         """The states to score against, as a belief: all of them when there are at most m;
-        else m drawn by weight without replacement (enumerated), or drawn uniformly from
-        the diagram with replacement, within SAMPLING_SHARE of the budget (counted)."""
-        if isinstance(belief, CountedBelief):
-            return belief.sampled(self.states, int(self.rng.integers(2**63)),
-                                  deadline=start + SAMPLING_SHARE * self.budget)
-        if belief.size <= self.states:
-            return belief
-        p = None if belief.uniform else belief.probabilities()
-        chosen = self.rng.choice(belief.size, size=self.states, replace=False, p=p)
-        return Belief(belief.game, belief.index[np.sort(chosen)])
+        else m drawn by weight without replacement (listed), or drawn from the counter
+        with replacement, within SAMPLING_SHARE of the budget (counted)."""
+        return belief.draw(self.states, self.rng, deadline=start + SAMPLING_SHARE * self.budget)
 
     def _limit(self, pool, n):
         out, left = [], n

@@ -18,7 +18,7 @@ from sleuth.solver.evaluation.bench import run as run_tasks
 from sleuth.solver.evaluation.bench import summarise as summarise_bench
 from sleuth.solver.evaluation.bench import write_outputs as write_bench
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.infoset.counted import prior_belief
+from sleuth.solver.infoset.backends import choose_backend, prior_belief
 from sleuth.solver.infoset.observe import query_text
 from sleuth.solver.interfaces.options import (
     OVERRIDE_HELP,
@@ -31,7 +31,6 @@ from sleuth.solver.interfaces.options import (
     status_line,
     strategy_options,
 )
-from sleuth.solver.interfaces.summary import choose_backend
 from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
 
 

@@ -11,11 +11,11 @@ from rich.table import Table
 from rich.text import Text
 
 from sleuth.compiler.api import SleuthError, show_value
-from sleuth.solver.infoset.counted import prior_belief
+from sleuth.solver.infoset.backends import choose_backend, prior_belief
 from sleuth.solver.infoset.observe import apply_event, read_observations
 from sleuth.solver.interfaces.options import backend_option, game_options, load, make_console, split
 from sleuth.solver.interfaces.session import write_atomically
-from sleuth.solver.interfaces.summary import choose_backend, summarise
+from sleuth.solver.interfaces.summary import summarise
 
 
 @click.command()

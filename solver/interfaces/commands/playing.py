@@ -13,7 +13,7 @@ from rich.text import Text
 
 from sleuth.compiler.api import show_value
 from sleuth.solver.evaluation.transcript import parse_secret, play_secret
-from sleuth.solver.infoset.counted import prior_belief
+from sleuth.solver.infoset.backends import choose_backend, prior_belief
 from sleuth.solver.infoset.observe import (
     apply_event,
     count_text,
@@ -33,7 +33,6 @@ from sleuth.solver.interfaces.options import (
 )
 from sleuth.solver.interfaces.play import Play, marginal_table
 from sleuth.solver.interfaces.session import Session
-from sleuth.solver.interfaces.summary import choose_backend
 
 
 @click.command()

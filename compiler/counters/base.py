@@ -1,0 +1,94 @@
+"""The counter interface: how a backend counts the hypotheses of a symbolic space.
+
+An information set on a counting backend is the spec's constraints and every
+observed fact, as formulas of the boolean lowering (`SymbolicSpace`). A
+counter holds their conjunction in a *state* of its own kind (a decision
+diagram, a tuple of facts for a CNF solver) and answers questions about it.
+
+REQUIRED (every backend):
+    start()                     the state of the constraints alone (every hypothesis)
+    conjoin(state, *formulas)   the state with more facts
+    count(state)                how many hypotheses satisfy it (projected onto the secret)
+
+OPTIONAL (the defaults say what they cost or refuse):
+    marginals(state)            P(value) per one-hot group; default: one count per value
+    sample_ranks(state, k, s)   k hypotheses drawn uniformly, as product ranks
+    list_ranks(state, limit)    every hypothesis, sorted, or None above `limit`
+    describe(state)             the size of its representation, for `sleuth info`
+    supported()                 whether the optional library it needs is installed
+
+Class attributes: `name` (its `--backend` name), `exact` (False: counts are
+estimates within `guarantee`), `help` (one line for the command line).
+Copy TEMPLATE.py to add one, and register it in counters/__init__.py.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sleuth.compiler.errors import SleuthError
+
+if TYPE_CHECKING:
+    from sleuth.compiler.symbolic import SymbolicSpace
+
+
+class Counter(ABC):
+    """Counts, conditions, samples and lists the hypotheses of one symbolic space."""
+
+    name: ClassVar[str] = ""
+    exact: ClassVar[bool] = True
+    help: ClassVar[str] = ""
+
+    def __init__(self, space: SymbolicSpace):
+        self.space = space
+
+    @staticmethod
+    def supported() -> bool:
+        """Whether the library this backend needs is installed."""
+        return True
+
+    @property
+    def guarantee(self) -> str:
+        """What a count promises: 'exact', or the estimate's tolerance and confidence."""
+        return "exact"
+
+    # -- REQUIRED
+
+    @abstractmethod
+    def start(self) -> Any:
+        """The state holding the spec's constraints (every hypothesis)."""
+
+    @abstractmethod
+    def conjoin(self, state: Any, *formulas: int) -> Any:
+        """The state with these circuit formulas asserted as well."""
+
+    @abstractmethod
+    def count(self, state: Any) -> int:
+        """Hypotheses satisfying the state, projected onto the secret's variables."""
+
+    # -- OPTIONAL
+
+    def marginals(self, state: Any) -> dict[str, dict[Any, float]]:
+        """P(value) of every one-hot group: one conditioned count per value."""
+        total = self.count(state)
+        return {g.name: {v: self.count(self.conjoin(state, node)) / total
+                         for v, node in zip(g.values, g.nodes, strict=True)}
+                for g in self.space.lowering.groups}
+
+    def describe(self, state: Any) -> dict[str, Any]:
+        """The size of the backend's representation (for `sleuth info`)."""
+        return {}
+
+    def sample_ranks(self, state: Any, k: int, seed: int) -> list[int]:
+        """k hypotheses drawn uniformly with replacement, as ranks in the secret's product."""
+        raise SleuthError(f"the {self.name} backend cannot sample hypotheses",
+                          hint="use --backend sdd")
+
+    def list_ranks(self, state: Any, limit: int) -> list[int] | None:
+        """Sorted product ranks of every hypothesis; None when there are more than `limit`."""
+        raise SleuthError(f"the {self.name} backend cannot list hypotheses",
+                          hint="use --backend sdd")
+
+
+__all__ = ["Counter"]

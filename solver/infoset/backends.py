@@ -1,0 +1,54 @@
+"""Backends by name, and the one policy that chooses among them.
+
+`enum` lists the hypotheses (an enumerated `Belief`); every counter registered in
+compiler/counters (`sdd`, `cnf`, `approx`, ...) holds them as counted facts (a
+`CountedBelief`). A new counter file is picked up here without a change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from sleuth.compiler.api import COUNTERS, Game, SleuthError, did_you_mean
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.protocol import InformationSet
+
+ENUMERATED = "enum"
+DEFAULT_COUNTER = next(iter(COUNTERS))  # the first registered counter: sdd
+
+PRIORS: dict[str, Callable[[Game], InformationSet]] = {
+    ENUMERATED: Belief.prior,
+    **{name: partial(CountedBelief.prior, backend=name) for name in COUNTERS},
+}
+BACKENDS = tuple(PRIORS)
+
+
+def choose_backend(game: Game, requested: str | None) -> str:
+    """The requested backend, or enum when the secret's assignments fit the enumeration
+    budget (--max-hypotheses) and the default counter when they do not."""
+    if requested:
+        if requested not in PRIORS:
+            raise SleuthError(f"unknown backend '{requested}'",
+                              hint=did_you_mean(requested, PRIORS)
+                              or f"one of {', '.join(PRIORS)}")
+        return requested
+    return ENUMERATED if game.candidate_count() <= game.budget.max_hypotheses \
+        else DEFAULT_COUNTER
+
+
+def prior_belief(game: Game, backend: str | None = None) -> InformationSet:
+    """The information set before any observation, on a backend (default: chosen)."""
+    return PRIORS[choose_backend(game, backend)](game)
+
+
+def backend_help() -> str:
+    """One line per backend, for --help."""
+    counters = "; ".join(f"{name}: {cls.help}" for name, cls in COUNTERS.items())
+    return (f"{ENUMERATED}: list the hypotheses; {counters}. Default: {ENUMERATED} when the "
+            f"secret's assignments fit --max-hypotheses, else {DEFAULT_COUNTER}.")
+
+
+__all__ = ["BACKENDS", "DEFAULT_COUNTER", "ENUMERATED", "backend_help", "choose_backend",
+           "prior_belief"]

@@ -1,0 +1,1 @@
+"""The bundled game library: one YAML spec per game, with its data files (package data)."""
