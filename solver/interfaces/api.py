@@ -1,0 +1,101 @@
+"""The Python API: the operations of the command line as functions (DESIGN §6).
+
+    import sleuth
+    game = sleuth.load("mastermind")                      # a bundled spec, or a path
+    belief = sleuth.belief(game)                          # the prior information set
+    belief = sleuth.observe(belief, "guess", {"g": [1, 1, 2, 2]}, {"black": 1, "white": 0})
+    query = sleuth.suggest(belief, strategy="entropy")    # the next query: action + args
+    result = sleuth.evaluate(game, strategy="minimax")    # every secret: total, worst, ...
+    report = sleuth.analyse(game)                         # first moves, entropy per round
+
+Every error a user can cause is a `sleuth.SleuthError` with a message, a
+location where there is one, and a hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sleuth.compiler.api import Budget, Game, load_game, show_value
+from sleuth.solver.evaluation.analysis import Analysis
+from sleuth.solver.evaluation.analysis import analyse as run_analysis
+from sleuth.solver.evaluation.evaluate import Evaluation, evaluate_strategy
+from sleuth.solver.infoset.backends import choose_backend, prior_belief
+from sleuth.solver.infoset.observe import make_event
+from sleuth.solver.infoset.protocol import InformationSet
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
+
+
+def load(spec: str | Path, *, max_hypotheses: int | None = None, memory_mb: int | None = None,
+         **params: Any) -> Game:
+    """A spec file (or the name of a bundled spec) loaded, checked and compiled; keyword
+    arguments override its params (`load("mastermind", pegs=5, colours=8)`)."""
+    defaults = Budget()
+    budget = Budget(max_hypotheses=max_hypotheses or defaults.max_hypotheses,
+                    memory_mb=memory_mb or defaults.memory_mb)
+    return load_game(spec, params or None, budget)
+
+
+def belief(game: Game, backend: str | None = None) -> InformationSet:
+    """The information set before any observation: listed (`enum`) when it fits the
+    enumeration budget, else counted (`sdd`); or the backend named."""
+    return prior_belief(game, backend)
+
+
+def observe(current: InformationSet, query: str, args: dict[str, Any],
+            outcome: Any) -> InformationSet:
+    """The information set after `query(args)` gave `outcome` (its feedback, or a random
+    answer), with values written as in the spec. Raises InconsistentObservations, and
+    leaves `current` as it was, when no hypothesis explains it."""
+    return current.observe(make_event(current.game, query, dict(args), outcome))
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A query to ask next: its action and arguments (values as the spec writes them)."""
+
+    query: str
+    args: dict[str, Any]
+
+    def __str__(self) -> str:
+        return f"{self.query} " + " ".join(f"{k}={v}" for k, v in self.args.items())
+
+
+def strategy(game: Game, name: str = DEFAULT_STRATEGY, guesses: str = "any", seed: int = 0,
+             **options: Any) -> Strategy:
+    """A strategy by name, with the options it declares (checked)."""
+    return make_strategy(name, Candidates(game, guesses), seed, **options)
+
+
+def suggest(current: InformationSet, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
+            seed: int = 0, **options: Any) -> Suggestion:
+    """The query the strategy chooses for this information set."""
+    chooser = make_strategy(strategy, Candidates(current.game, guesses), seed, **options)
+    q = chooser.choose(current)
+    args = chooser.candidates.args(q)
+    return Suggestion(q.action, {k: show_value(v) for k, v in args.items()})
+
+
+def evaluate(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
+             secrets: int | None = None, seed: int = 0, backend: str | None = None,
+             **options: Any) -> Evaluation:
+    """Play every secret (or a seeded sample of `secrets`) against the strategy, as one tree
+    over feedback partitions: `.total`, `.average`, `.worst`, `.histogram`, `.to_json()`."""
+    chooser = make_strategy(strategy, Candidates(game, guesses), seed, **options)
+    root = prior_belief(game, choose_backend(game, backend))
+    return evaluate_strategy(game, chooser, game.name, secrets, seed, root=root)
+
+
+def analyse(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
+            secrets: int | None = None, seed: int = 0, **options: Any) -> Analysis:
+    """The design analysis: first-move profile, entropy per round, spatial and temporal
+    interest (`.spatial`, `.temporal`, `.to_json()`)."""
+    chooser = make_strategy(strategy, Candidates(game, guesses), seed, **options)
+    return run_analysis(game, chooser, game.name, secrets=secrets, seed=seed)
+
+
+__all__ = ["Suggestion", "analyse", "belief", "evaluate", "load", "observe", "strategy",
+           "suggest"]

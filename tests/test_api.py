@@ -1,0 +1,56 @@
+"""The Python API: docs/api.md's example runs as written, from outside the repository,
+and its numbers agree with the command line's."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def example() -> str:
+    text = (ROOT / "docs" / "api.md").read_text()
+    return re.search(r"```python\n(.*?)```", text, re.S).group(1)
+
+
+def test_api_example_runs_from_another_directory(tmp_path):
+    out = subprocess.run([sys.executable, "-c", example()], capture_output=True, text=True,
+                         cwd=tmp_path, check=True).stdout.splitlines()
+    cli = subprocess.run([sys.executable, "-m", "sleuth", "evaluate", "counterfeit-coin",
+                          "--strategy", "minimax", "--json"], capture_output=True, text=True,
+                         cwd=tmp_path, check=True).stdout
+    coin = json.loads(cli)
+    assert out[0] == "1296 10.3399"
+    assert out[1] == "256"
+    assert out[2].startswith("guess g=")
+    assert out[3] == f"{coin['total']} {coin['worst']}"
+    assert out[4].startswith("refused: inconsistent observations")
+    assert out[5] == "256"
+
+
+def test_api_suggestion_is_the_cli_strategys_choice():
+    import sleuth
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies import make_strategy
+
+    game = sleuth.load("mastermind", pegs=3, colours=4)
+    belief = sleuth.observe(sleuth.belief(game), "guess", {"g": [1, 2, 3]},
+                            {"black": 0, "white": 1})
+    chosen = make_strategy("expected-size", Candidates(game)).choose(belief)
+    suggestion = sleuth.suggest(belief, strategy="expected-size")
+    assert suggestion.args == {"g": list(Candidates(game).args(chosen)["g"])}
+
+
+def test_unknown_strategy_option_is_a_clear_error():
+    import sleuth
+
+    game = sleuth.load("counterfeit-coin")
+    with pytest.raises(sleuth.SleuthError, match="has no option 'budget'"):
+        sleuth.suggest(sleuth.belief(game), strategy="minimax", budget=1.0)
+    with pytest.raises(sleuth.SleuthError, match="must be more than 0"):
+        sleuth.suggest(sleuth.belief(game), strategy="ises-sampled", budget=0)
