@@ -30,10 +30,11 @@ from functools import cache
 from typing import Any
 
 from sleuth.compiler import ir
+from sleuth.compiler.builtins import AGGREGATES, BUILTINS
 from sleuth.compiler.check import Model, Var
 from sleuth.compiler.domains import Domain, domain_values
 from sleuth.compiler.errors import EvaluationError, SpecError
-from sleuth.compiler.interpret import aggregate, arithmetic, contains, evaluate, iterate
+from sleuth.compiler.interpret import arithmetic, contains, evaluate, iterate
 from sleuth.compiler.ir import HYP, EnumT, RecordT, SeqT, position_name
 
 FALSE, TRUE = 0, 1
@@ -481,23 +482,17 @@ class Lowering:
         return self.lower(node.body, inner)
 
     def _call(self, node: ir.Call, env):
-        f = node.func
         args = [self.lower(a, env) for a in node.args]
-        if f == "count" and isinstance(args[0], tuple):
-            return self.fold_count([self.structured_equal(x, args[1], node) for x in args[0]])
-        if f in ("size", "len") and isinstance(args[0], tuple):
-            return len(args[0])
-        if f == "alldifferent" and isinstance(args[0], tuple):
-            c = self.circuit
-            xs = args[0]
-            return self.boolean(c.conj(*(c.neg(self.structured_equal(a, b, node))
-                                         for a, b in itertools.combinations(xs, 2))))
-        if f in ("sum", "min", "max", "prod", "exists", "forall", "first") and len(args) == 1 \
-                and isinstance(args[0], tuple):
-            return self.fold(f, [(TRUE, x) for x in args[0]], [], node)
+        lower = BUILTINS[node.func].lower
+        out = NotImplemented if lower is None else lower(self, node, args)
+        return self.split_call(node, args) if out is NotImplemented else out
+
+    def split_call(self, node: ir.Call, args: list[Any]) -> Sym:
+        """A builtin over symbolic scalars: its scalar meaning on every combination of the
+        arguments' values (a case split)."""
         if any(is_structured(a) for a in args):
-            raise self.refuse(node, f"{f}() of a secret-dependent sequence or record")
-        call = ir.Call(node.loc, f, [ir.Const(a.loc, None) for a in node.args])
+            raise self.refuse(node, f"{node.func}() of a secret-dependent sequence or record")
+        call = ir.Call(node.loc, node.func, [ir.Const(a.loc, None) for a in node.args])
         call.type, call.text = node.type, node.text
         for const, a in zip(call.args, node.args, strict=True):
             const.type = a.type
@@ -532,58 +527,21 @@ class Lowering:
 
         walk(0, env)
         default = [self.lower(x, env) for x in node.extra]
-        return self.fold(node.func, items, default, node)
+        return AGGREGATES[node.func].lower(self, items, default, node)
 
-    # -- aggregates by dynamic programming
+    # -- what the aggregates' dynamic programmes are built from (builtins/aggregates.py)
 
-    def fold(self, func: str, items: list[tuple[int, Any]], default: list[Any],
-             node: ir.Node) -> Any:
-        c = self.circuit
-        if func == "count":
-            return self.fold_count([c.conj(g, self.truth(v)) for g, v in items])
-        if func in ("exists", "forall"):
-            if func == "exists":
-                return self.boolean(c.disj(*(c.conj(g, self.truth(v)) for g, v in items)))
-            return self.boolean(c.conj(*(c.disj(c.neg(g), self.truth(v)) for g, v in items)))
-        if any(is_structured(v) for _, v in items):
-            raise self.refuse(node, f"{func} over sequences or records")
-        if func in ("sum", "prod"):
-            zero = 0 if func == "sum" else 1
-            if node.type is not None and not isinstance(node.type, ir.IntT):
-                zero = float(zero)
-            total: Any = lift(zero)
-            op = "+" if func == "sum" else "*"
-            for g, v in items:
-                term = self.guarded(g, v, zero)
-                total = self.split(lambda a, b, op=op: arithmetic(op, a, b, node),
-                                   [total, term], node)
-            return total
-        # min / max / first: the state is the aggregate so far, None before any item
-        state: Any = lift(None)
-        for g, v in items:
-            term = self.guarded(g, v, None)
+    @staticmethod
+    def constant(value: Any) -> Sym:
+        return lift(value)
 
-            def step(acc, x, func=func):
-                if x is None:
-                    return acc
-                if acc is None:
-                    return x
-                return acc if func == "first" else (min(acc, x) if func == "min"
-                                                    else max(acc, x))
+    @staticmethod
+    def is_symbolic(value: Any) -> bool:
+        return isinstance(value, Sym)
 
-            state = self.split(step, [state, term], node)
-
-        def finish(acc):
-            if acc is not None:
-                return acc
-            if default:
-                return default[0]
-            return aggregate(func, [], [], node)
-
-        if default and isinstance(default[0], Sym):
-            return self.split(lambda acc, d: acc if acc is not None else d,
-                              [state, default[0]], node)
-        return self.split(finish, [state], node)
+    @staticmethod
+    def any_structured(values: Any) -> bool:
+        return any(is_structured(v) for v in values)
 
     def guarded(self, guard: int, value: Any, otherwise: Any) -> Sym:
         """`value` where guard holds, else `otherwise`."""

@@ -10,11 +10,11 @@ as its `Domain`; a data table (or a partly indexed one) as `TableView`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from sleuth.compiler import ir
+from sleuth.compiler.builtins import AGGREGATES, BUILTINS
 from sleuth.compiler.domains import domain_values
 from sleuth.compiler.errors import EvaluationError
 from sleuth.compiler.ir import EnumT, FloatT, IntT, SetT
@@ -194,103 +194,12 @@ def _generator(node: ir.Generator, env):
 
 
 def aggregate(func: str, values: list[Any], default: list[Any], node: ir.Node) -> Any:
-    if func == "count":
-        return sum(1 for v in values if v)
-    if func == "sum":
-        return sum(values, 0.0 if isinstance(node.type, FloatT) else 0)
-    if func == "prod":
-        return math.prod(values, start=1.0 if isinstance(node.type, FloatT) else 1)
-    if func == "exists":
-        return any(values)
-    if func == "forall":
-        return all(values)
-    if not values:
-        if default:
-            return default[0]
-        raise EvaluationError(f"{func} of nothing in '{node.text}'", node.loc,
-                              hint=f"give a default: {func}(... for ..., default)")
-    if func == "first":
-        return values[0]
-    return min(values) if func == "min" else max(values)
+    """An aggregate's reference meaning over the values (builtins/aggregates.py)."""
+    return AGGREGATES[func].scalar(values, default, node)
 
 
 def _call(node: ir.Call, env):
-    f = node.func
-    args = [evaluate(a, env) for a in node.args]
-    if f == "count":
-        return sum(1 for x in args[0] if x == args[1])
-    if f in ("size", "len"):
-        return len(args[0]) if not isinstance(args[0], range) else len(args[0])
-    if f == "disjoint":
-        return not (args[0] & args[1])
-    if f == "union":
-        return args[0] | args[1]
-    if f == "intersection":
-        return args[0] & args[1]
-    if f == "alldifferent":
-        return len(set(args[0])) == len(args[0])
-    if f == "abs":
-        return abs(args[0])
-    if f == "factorial":
-        return math.factorial(args[0])
-    if f == "sqrt":
-        if args[0] < 0:
-            raise EvaluationError(f"square root of a negative number in '{node.text}'",
-                                  node.loc)
-        return math.sqrt(args[0])
-    if f == "exp":
-        try:
-            return math.exp(args[0])
-        except OverflowError:
-            return math.inf
-    if f == "lgamma":
-        if args[0] <= 0 and float(args[0]).is_integer():
-            raise EvaluationError(f"lgamma at a pole ({args[0]}) in '{node.text}'", node.loc)
-        return math.lgamma(args[0])
-    if f == "log":
-        if args[0] < 0:
-            raise EvaluationError(f"log of a negative number in '{node.text}'", node.loc)
-        return math.log(args[0]) if args[0] > 0 else -math.inf
-    if f in ("min", "max") and len(args) >= 2:
-        return min(args) if f == "min" else max(args)
-    if f in ("min", "max", "sum", "prod", "exists", "forall", "first"):
-        return aggregate(f, list(args[0]), [], node)
-    if f == "int":
-        t = node.args[0].type
-        return t.values.index(args[0]) if isinstance(t, EnumT) else int(args[0])
-    if f == "float":
-        return float(args[0])
-    if f == "onehot":
-        values = [v for v in _universe(node.args[1].type.elem)]
-        return tuple(int(v == args[0]) for v in values)
-    if f == "dirichlet_pdf":
-        return dirichlet_pdf(args[0], args[1])
-    raise AssertionError(f)
-
-
-def _universe(t: Any) -> list[Any]:
-    if isinstance(t, IntT):
-        return list(range(t.lo, t.hi + 1))
-    return list(t.values)
-
-
-def dirichlet_pdf(x: tuple[float, ...], alpha: tuple[float, ...]) -> float:
-    """Density of the Dirichlet distribution with parameters alpha at the point x."""
-    if any(a <= 0 for a in alpha):
-        return 0.0
-    if any(v < 0 for v in x) or abs(sum(x) - 1.0) > 1e-9:
-        return 0.0
-    log_norm = math.lgamma(sum(alpha)) - sum(math.lgamma(a) for a in alpha)
-    total = 0.0
-    for v, a in zip(x, alpha, strict=True):
-        if v == 0:
-            if a < 1:
-                return math.inf
-            if a > 1:
-                return 0.0
-            continue
-        total += (a - 1) * math.log(v)
-    return math.exp(log_norm + total)
+    return BUILTINS[node.func].scalar(node, [evaluate(a, env) for a in node.args])
 
 
 _EVAL = {
@@ -309,4 +218,4 @@ _EVAL = {
     ir.Let: _let,
 }
 
-__all__ = ["TableView", "aggregate", "dirichlet_pdf", "evaluate", "iterate"]
+__all__ = ["TableView", "aggregate", "evaluate", "iterate"]

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sleuth.compiler import ir
+from sleuth.compiler.builtins import BUILTINS
 from sleuth.compiler.errors import SpecError, did_you_mean
-from sleuth.compiler.infer import BUILTINS
 from sleuth.compiler.ir import EnumT, Type
 from sleuth.compiler.spec import Def
 

@@ -21,16 +21,22 @@ it evaluates both branches of every `if`; see docs/spec-language.md.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import reduce
 from typing import Any
 
 import numpy as np
 
 from sleuth.compiler import ir
-from sleuth.compiler.domains import Domain, domain_size, int_dtype, universe_size, unrank
+from sleuth.compiler.arrays import (
+    any_of,
+    dtype_of,
+    element,
+    equal,
+    select,
+)
+from sleuth.compiler.builtins import AGGREGATES, BUILTINS, Fold
+from sleuth.compiler.domains import Domain, domain_size, universe_size, unrank
 from sleuth.compiler.ir import (
     HYP,
     ROW,
@@ -45,9 +51,7 @@ from sleuth.compiler.ir import (
     SetT,
     StrT,
     TableT,
-    TupleT,
     Type,
-    component_types,
 )
 
 Fn = Callable[["Ctx"], Any]
@@ -102,7 +106,7 @@ class Compiler:
         f = self(node.operand)
         if node.op == "not":
             return lambda ctx: np.logical_not(f(ctx))
-        dt = _dtype(node.type)
+        dt = dtype_of(node.type)
         return lambda ctx: np.negative(f(ctx), dtype=dt)
 
     def _binary(self, node: ir.Binary) -> Fn:
@@ -128,7 +132,7 @@ class Compiler:
         return self.arithmetic(node, a, b)
 
     def arithmetic(self, node: ir.Binary, a: Fn, b: Fn) -> Fn:
-        op, dt = node.op, _dtype(node.type)
+        op, dt = node.op, dtype_of(node.type)
         rt = node.right.type
         may_be_zero = not isinstance(rt, IntT) or rt.lo <= 0 <= rt.hi
         if op in ("+", "-", "*"):
@@ -183,7 +187,7 @@ class Compiler:
         if isinstance(t, SeqT):
             xs = self(coll_node)
             et = t.elem
-            return lambda ctx: _any([equal(et, x(ctx), e) for e in xs(ctx)])
+            return lambda ctx: any_of([equal(et, x(ctx), e) for e in xs(ctx)])
         assert isinstance(t, DomainT)
         if isinstance(t.elem, IntT):
             lo, hi = t.elem.lo, t.elem.hi
@@ -271,124 +275,18 @@ class Compiler:
     # -- calls
 
     def _call(self, node: ir.Call) -> Fn:
-        args = [self(a) for a in node.args]
-        f, types = node.func, [a.type for a in node.args]
-        dt = _dtype(node.type)
-        if f == "count":
-            et = types[0].elem
-            xs, v = args
-
-            def count(ctx):
-                value = v(ctx)
-                acc = None
-                for e in xs(ctx):
-                    acc = _accumulate(acc, equal(et, e, value), np.add, dt)
-                return acc if acc is not None else dt.type(0)
-
-            return count
-        if f in ("size", "len"):
-            t = types[0]
-            if isinstance(t, SetT):
-                return lambda ctx: np.bitwise_count(args[0](ctx)).astype(dt)
-            if isinstance(t, SeqT):
-                return lambda ctx: t.length
-            if isinstance(t, RangeT):
-                def range_size(ctx):
-                    r = args[0](ctx)
-                    return np.maximum(np.subtract(r.hi, r.lo, dtype=np.int64) + 1, 0)
-                return range_size
-            n = domain_size(node.args[0].ref[1])
-            return lambda ctx: n
-        if f == "disjoint":
-            return lambda ctx: np.equal(np.bitwise_and(args[0](ctx), args[1](ctx)), 0)
-        if f == "union":
-            return lambda ctx: np.bitwise_or(args[0](ctx), args[1](ctx))
-        if f == "intersection":
-            return lambda ctx: np.bitwise_and(args[0](ctx), args[1](ctx))
-        if f == "alldifferent":
-            et = types[0].elem
-
-            def alldifferent(ctx):
-                xs = args[0](ctx)
-                return _all([np.logical_not(equal(et, xs[i], xs[j]))
-                             for i in range(len(xs)) for j in range(i + 1, len(xs))])
-
-            return alldifferent
-        if f == "abs":
-            return lambda ctx: np.abs(args[0](ctx)).astype(dt)
-        if f == "factorial":
-            hi = node.args[0].type.hi  # static bounds: every factorial in the table fits dt
-            table = np.array([math.factorial(k) for k in range(hi + 1)], dtype=dt)
-            return lambda ctx: table[np.clip(args[0](ctx), 0, hi)]
-        if f in ("sqrt", "exp", "log", "lgamma"):
-            ufunc = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "lgamma": _lgamma}[f]
-
-            def unary_float(ctx):
-                with np.errstate(all="ignore"):
-                    return ufunc(np.asarray(args[0](ctx), dtype=np.float64))
-
-            return unary_float
-        if f in ("min", "max") and len(args) >= 2:
-            ufunc = np.minimum if f == "min" else np.maximum
-
-            def nary(ctx):
-                out = np.asarray(args[0](ctx)).astype(dt)
-                for g in args[1:]:
-                    out = ufunc(out, np.asarray(g(ctx)).astype(dt))
-                return out
-
-            return nary
-        if f in ("min", "max", "sum", "prod", "exists", "forall", "first"):
-            return self.reduce_seq(node, args[0])
-        if f == "int":
-            if isinstance(types[0], FloatT):
-                return lambda ctx: np.trunc(args[0](ctx)).astype(np.int64)
-            return lambda ctx: np.asarray(args[0](ctx)).astype(dt)
-        if f == "float":
-            return lambda ctx: np.asarray(args[0](ctx), dtype=np.float64)
-        if f == "onehot":
-            et = types[1].elem
-            codes = list(range(et.lo, et.hi + 1)) if isinstance(et, IntT) \
-                else list(range(len(et.values)))
-            return lambda ctx: tuple(np.equal(args[0](ctx), c).astype(np.int8) for c in codes)
-        if f == "dirichlet_pdf":
-            return lambda ctx: dirichlet_pdf(args[0](ctx), args[1](ctx))
-        raise AssertionError(f)
-
-    def reduce_seq(self, node: ir.Call, xs: Fn) -> Fn:
-        f, dt = node.func, _dtype(node.type)
-        t = node.args[0].type
-
-        def reduce(ctx):
-            items = xs(ctx)
-            state = Aggregate(f, node.type, dt)
-            for e in items:
-                state.add(e, None)
-            return state.result(None)
-
-        if f in ("min", "max") and isinstance(t.elem, IntT | FloatT):
-            ufunc = np.minimum if f == "min" else np.maximum
-
-            def fast(ctx):
-                items = xs(ctx)
-                out = np.asarray(items[0]).astype(dt)
-                for e in items[1:]:
-                    out = ufunc(out, e)
-                return out
-
-            return fast
-        return reduce
+        return BUILTINS[node.func].kernel(self, node, [self(a) for a in node.args])
 
     def _generator(self, node: ir.Generator) -> Fn:
         sources = [self.loop_source(lp) for lp in node.loops]
         body = self(node.body)
         cond = self(node.cond) if node.cond is not None else None
         extra = [self(x) for x in node.extra]
-        t, dt = node.type, _dtype(node.type)
-        f = node.func
+        t, dt = node.type, dtype_of(node.type)
+        aggregator = AGGREGATES[node.func]
 
         def generate(ctx):
-            state = Aggregate(f, t, dt)
+            state = Fold(aggregator, t, dt)
 
             def walk(k: int, mask):
                 if k == len(sources):
@@ -456,81 +354,13 @@ class Compiler:
         assert isinstance(t, DomainT)
         d: Domain = it.ref[1]
         encoded = unrank(d, np.arange(domain_size(d), dtype=np.int64))
-        elems = [_element(encoded, k) for k in range(domain_size(d))]
+        elems = [element(encoded, k) for k in range(domain_size(d))]
 
         def over_domain(ctx):
             for k, v in enumerate(elems):
                 bind(ctx, k, v)
                 yield None
         return over_domain
-
-
-class Aggregate:
-    """Running state of count/sum/prod/min/max/exists/forall/first under masks."""
-
-    def __init__(self, func: str, t: Type, dt: np.dtype):
-        self.func, self.type, self.dt = func, t, dt
-        self.acc: Any = None
-        self.seen: Any = False
-
-    def add(self, value: Any, mask: Any) -> None:
-        f = self.func
-        if f == "count":
-            term = value if mask is None else np.logical_and(mask, value)
-            self.acc = _accumulate(self.acc, term, np.add, self.dt)
-        elif f in ("sum", "prod"):
-            if mask is not None:
-                value = np.where(mask, value, 0 if f == "sum" else 1)
-            self.acc = _accumulate(self.acc, value, np.add if f == "sum" else np.multiply,
-                                   self.dt)
-        elif f == "exists":
-            term = value if mask is None else np.logical_and(mask, value)
-            self.acc = term if self.acc is None else np.logical_or(self.acc, term)
-        elif f == "forall":
-            term = value if mask is None else np.logical_or(np.logical_not(mask), value)
-            self.acc = term if self.acc is None else np.logical_and(self.acc, term)
-        elif f in ("min", "max"):
-            ufunc = np.minimum if f == "min" else np.maximum
-            if self.acc is None:
-                self.acc, self.seen = value, (True if mask is None else mask)
-                return
-            best = ufunc(self.acc, value)
-            if self.seen is not True:
-                best = select(self.type, self.seen, best, value)
-            if mask is None:
-                self.acc, self.seen = best, True
-            else:
-                self.acc = select(self.type, mask, best, self.acc)
-                self.seen = True if self.seen is True else np.logical_or(self.seen, mask)
-        else:  # first
-            if self.acc is None:
-                self.acc = value
-                self.seen = True if mask is None else mask
-            else:
-                take = np.logical_not(self.seen) if mask is None else \
-                    np.logical_and(np.logical_not(self.seen), mask)
-                self.acc = select(self.type, take, value, self.acc)
-                self.seen = np.logical_or(self.seen, True if mask is None else mask)
-
-    def result(self, default: Any) -> Any:
-        f = self.func
-        if f in ("count", "sum"):
-            out = self.dt.type(0) if self.acc is None else self.acc
-        elif f == "prod":
-            out = self.dt.type(1) if self.acc is None else self.acc
-        elif f == "exists":
-            out = np.False_ if self.acc is None else self.acc
-        elif f == "forall":
-            out = np.True_ if self.acc is None else self.acc
-        else:
-            if self.acc is None:
-                return default if default is not None else _zero(self.type)
-            out = self.acc
-            if default is not None:
-                out = select(self.type, self.seen, out, default)
-        if isinstance(self.type, IntT) and not isinstance(out, tuple):
-            return np.asarray(out).astype(self.dt, copy=False)
-        return out
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -554,88 +384,6 @@ def _cached(node: ir.Node, fn: Fn) -> Fn:
     return cached
 
 
-def _dtype(t: Type | None) -> np.dtype:
-    if isinstance(t, IntT):
-        return int_dtype(t)
-    if isinstance(t, FloatT):
-        return np.dtype(np.float64)
-    if isinstance(t, BoolT):
-        return np.dtype(bool)
-    return np.dtype(np.int64)
-
-
-def _accumulate(acc: Any, term: Any, ufunc: Any, dt: np.dtype) -> Any:
-    """acc (op)= term, in place when acc already has the broadcast shape."""
-    if acc is None:
-        return np.array(term, dtype=dt)
-    shape = np.broadcast_shapes(np.shape(acc), np.shape(term))
-    if np.shape(acc) == shape and isinstance(acc, np.ndarray) and acc.ndim:
-        ufunc(acc, term, out=acc, dtype=dt, casting="unsafe")
-        return acc
-    return ufunc(acc, term, dtype=dt, casting="unsafe")
-
-
-def _element(encoded: Any, k: int) -> Any:
-    if isinstance(encoded, tuple):
-        return tuple(_element(e, k) for e in encoded)
-    v = encoded[k]
-    return bool(v) if isinstance(v, np.bool_) else int(v)
-
-
-def _zero(t: Type) -> Any:
-    if isinstance(t, SeqT):
-        return tuple(_zero(t.elem) for _ in range(t.length))
-    if isinstance(t, TupleT):
-        return tuple(_zero(x) for x in t.items)
-    if isinstance(t, RecordT):
-        return tuple(_zero(x) for _, x in t.fields)
-    if isinstance(t, FloatT):
-        return 0.0
-    if isinstance(t, BoolT):
-        return False
-    return int(t.lo) if isinstance(t, IntT) else 0
-
-
-def _any(xs: list[Any]) -> Any:
-    out: Any = np.False_
-    for x in xs:
-        out = np.logical_or(out, x)
-    return out
-
-
-def _all(xs: list[Any]) -> Any:
-    out: Any = np.True_
-    for x in xs:
-        out = np.logical_and(out, x)
-    return out
-
-
-def equal(t: Type, a: Any, b: Any) -> Any:
-    """Element-wise equality of two encoded values of (compatible) type t."""
-    if isinstance(a, tuple):
-        types = component_parts(t, len(a))
-        return _all([equal(ct, x, y) for ct, x, y in zip(types, a, b, strict=True)])
-    return np.equal(a, b)
-
-
-def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
-    """where(cond, a, b) for encoded values, component-wise for tuples."""
-    if isinstance(a, tuple):
-        types = component_parts(t, len(a))
-        return tuple(select(ct, cond, x, y) for ct, x, y in zip(types, a, b, strict=True))
-    if isinstance(t, IntT):
-        dt = int_dtype(t)
-        return np.where(cond, a, b).astype(dt, copy=False)
-    return np.where(cond, a, b)
-
-
-def component_parts(t: Type, n: int) -> list[Type]:
-    """Part types of a tuple-encoded value (a bare type stands for n equal parts)."""
-    if isinstance(t, SeqT | TupleT | RecordT):
-        return component_types(t)
-    return [t] * n
-
-
 def encode_const(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
     """A constant in kernel encoding, as a Python scalar (weak in numpy's casting)."""
     if isinstance(t, EnumT):
@@ -651,29 +399,4 @@ def encode_const(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
     raise TypeError(f"no constant encoding for {t.show()}")
 
 
-_lgamma_each = np.frompyfunc(math.lgamma, 1, 1)
-
-
-def _lgamma(x: np.ndarray) -> np.ndarray:
-    """log |Γ(x)| elementwise (numpy has no ufunc for it); inf at the poles."""
-    poles = (x <= 0) & (x == np.floor(x))
-    out = _lgamma_each(np.where(poles, 1.0, x)).astype(np.float64)
-    return np.where(poles, np.inf, out)
-
-
-def dirichlet_pdf(x: tuple, alpha: tuple) -> np.ndarray:
-    xs = [np.asarray(v, dtype=np.float64) for v in x]
-    alphas = [np.asarray(a, dtype=np.float64) for a in alpha]
-    lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
-    with np.errstate(all="ignore"):
-        total_alpha = sum(alphas)
-        log_norm = lgamma(total_alpha) - sum(lgamma(np.maximum(a, 1e-300)) for a in alphas)
-        log_body = sum(np.where((v == 0) & (a == 1), 0.0, (a - 1) * np.log(v))
-                       for v, a in zip(xs, alphas, strict=True))
-        out = np.exp(log_norm + log_body)
-        ok = reduce(np.logical_and, [a > 0 for a in alphas] + [v >= 0 for v in xs])
-        ok = np.logical_and(ok, np.abs(sum(xs) - 1.0) <= 1e-9)
-        return np.where(ok, out, 0.0)
-
-
-__all__ = ["Aggregate", "Compiler", "Ctx", "RangeVal", "encode_const", "equal", "select"]
+__all__ = ["Compiler", "Ctx", "RangeVal", "encode_const", "equal", "select"]

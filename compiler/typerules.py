@@ -1,0 +1,172 @@
+"""Type rules the type checker and the builtins share: what a node must be, how
+strings become enum labels, which types are compatible, how large an iterable is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sleuth.compiler import ir
+from sleuth.compiler.domains import domain_size, universe_size
+from sleuth.compiler.errors import SpecError, did_you_mean
+from sleuth.compiler.ir import (
+    BoolT,
+    DomainT,
+    EnumT,
+    FloatT,
+    IntT,
+    RangeT,
+    RecordT,
+    SeqT,
+    SetT,
+    StrT,
+    TupleT,
+    Type,
+    int_type,
+)
+
+
+def typed(node: ir.Node, t: Type, like: ir.Node) -> ir.Node:
+    node.type = t
+    node.text = like.text
+    return node
+
+
+def need(node: ir.Node, kind: type, message: str) -> None:
+    if not isinstance(node.type, kind):
+        raise SpecError(f"type mismatch: {message}; '{node.text}' is {node.type.show()}",
+                        node.loc)
+
+
+def need_number(node: ir.Node, what: str) -> None:
+    if isinstance(node.type, BoolT):
+        raise SpecError(f"type mismatch: {what} needs numbers, and '{node.text}' is true/false",
+                        node.loc, hint="use int(...) or count(...) to turn truths into numbers")
+    if not isinstance(node.type, IntT | FloatT):
+        raise SpecError(f"type mismatch: {what} needs numbers, and '{node.text}' is "
+                        f"{node.type.show()}", node.loc)
+
+
+def as_position(node: ir.Node, enum: EnumT) -> ir.Node:
+    """A label of `enum` used as a sequence index: int(label), its position."""
+    node = as_label(node, enum)
+    if not isinstance(node.type, EnumT) or node.type != enum:
+        raise SpecError(f"this sequence is indexed by {enum.show()}, not "
+                        f"{node.type.show()}", node.loc,
+                        hint=f"labels: {', '.join(enum.values)}")
+    call = ir.Call(node.loc, "int", [node])
+    call.type, call.deps, call.text = IntT(0, len(enum.values) - 1), node.deps, node.text
+    return call
+
+
+def as_label(node: ir.Node, enum: EnumT) -> ir.Node:
+    """A string expression used where an enum value is expected."""
+    if not isinstance(node.type, StrT):
+        return node
+    bad = sorted(node.type.values - set(enum.values))
+    if bad:
+        raise SpecError(f"'{bad[0]}' is not a label of {enum.name}", node.loc,
+                        hint=did_you_mean(bad[0], enum.values) or
+                        f"labels: {', '.join(enum.values)}")
+    if isinstance(node, ir.Const):
+        node.type = enum
+        return node
+    if isinstance(node, ir.IfExpr):
+        node.then, node.other = as_label(node.then, enum), as_label(node.other, enum)
+        node.type = enum
+        return node
+    raise SpecError(f"'{node.text}' is a string; compare it with strings, not {enum.name} "
+                    "values", node.loc)
+
+
+def compatible(a: Type, b: Type) -> bool:
+    if isinstance(a, IntT | FloatT) and isinstance(b, IntT | FloatT):
+        return True
+    if isinstance(a, StrT) and isinstance(b, StrT):
+        return True
+    if isinstance(a, SeqT) and isinstance(b, SeqT):
+        return a.length == b.length and compatible(a.elem, b.elem)
+    if isinstance(a, TupleT) and isinstance(b, TupleT):
+        return len(a.items) == len(b.items) and all(
+            compatible(x, y) for x, y in zip(a.items, b.items, strict=True))
+    if isinstance(a, SetT) and isinstance(b, SetT):
+        return a.elem == b.elem
+    if isinstance(a, RecordT) and isinstance(b, RecordT):
+        return [n for n, _ in a.fields] == [n for n, _ in b.fields] and all(
+            compatible(x, y) for (_, x), (_, y) in zip(a.fields, b.fields, strict=True))
+    return type(a) is type(b) and (not isinstance(a, EnumT) or a == b)
+
+
+def element_type(node: ir.Node) -> Type | None:
+    t = node.type
+    if isinstance(t, RangeT):
+        return t.elem
+    if isinstance(t, DomainT):
+        return t.elem if t.elem.finite else None
+    if isinstance(t, SetT | SeqT):
+        return t.elem
+    return None
+
+
+def static_length(node: ir.Node) -> int:
+    """An upper bound on the number of elements of an iterable."""
+    t = node.type
+    if isinstance(t, RangeT):
+        return max(0, t.elem.hi - t.elem.lo + 1)
+    if isinstance(t, DomainT):
+        d = node.ref[1] if isinstance(node, ir.Name) and node.ref else None
+        return domain_size(d) if d is not None else 0
+    if isinstance(t, SetT):
+        return universe_size(t.elem)
+    if isinstance(t, SeqT):
+        return t.length
+    return 0
+
+
+def arith_type(op: str, x: ir.Node, y: ir.Node) -> Type:
+    a, b = x.type, y.type
+    if op == "/" or not (isinstance(a, IntT) and isinstance(b, IntT)):
+        return FloatT()
+    if op == "+":
+        return int_type(a.lo + b.lo, a.hi + b.hi)
+    if op == "-":
+        return int_type(a.lo - b.hi, a.hi - b.lo)
+    if op == "*":
+        corners = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+        return int_type(min(corners), max(corners))
+    if op == "%":
+        m = max(abs(b.lo), abs(b.hi))
+        if b.lo > 0:
+            return int_type(0, b.hi - 1)
+        return int_type(-m, m)
+    if op == "//":
+        m = max(abs(a.lo), abs(a.hi))
+        if b.lo > 0 and a.lo >= 0:
+            return int_type(a.lo // b.hi, a.hi // b.lo)
+        return int_type(-m, m)
+    if op == "**":
+        if b.lo < 0:
+            return FloatT()
+        if b.hi > 62:
+            return int_type(-ir.INT_LIMIT, ir.INT_LIMIT)
+        if a.lo >= 0:
+            corners = [base ** e for base in (a.lo, a.hi) for e in (b.lo, b.hi)]
+            return int_type(min(corners), max(corners))
+        m = max(abs(a.lo), abs(a.hi), 1) ** b.hi
+        return int_type(-m, m)
+    raise AssertionError(op)
+
+
+def const_type(v: Any) -> Type:
+    """The type of a Python constant (a literal or a param's value)."""
+    if isinstance(v, bool):
+        return BoolT()
+    if isinstance(v, int):
+        return int_type(v, v)
+    if isinstance(v, float):
+        return FloatT()
+    return StrT(frozenset({str(v)}))
+
+
+__all__ = ["arith_type", "as_label", "as_position", "compatible", "const_type", "element_type",
+           "need", "need_number", "static_length", "typed"]
