@@ -22,7 +22,6 @@ from sleuth.compiler.ir import (
     RangeT,
     RecordT,
     SeqT,
-    SetT,
     StrT,
     TableT,
     TupleT,
@@ -36,10 +35,12 @@ from sleuth.compiler.typerules import (
     compatible,
     const_type,
     element_type,
+    join,
     need,
     need_number,
     static_length,
     typed,
+    unify_pair,
 )
 
 Env = dict[str, tuple[Type, frozenset[str]]]
@@ -57,6 +58,9 @@ class Typer:
 
     def __init__(self, strings: set[str]):
         self.strings = strings  # every string literal seen: the game's string table
+
+    unify_pair = staticmethod(unify_pair)  # typerules.py: the builtins' type rules use them
+    join = staticmethod(join)
 
     def boolean(self, node: ir.Node, env: Env, what: str) -> ir.Node:
         out = self.check(node, env)
@@ -141,18 +145,6 @@ class Typer:
             node.type = arith_type(op, node.left, node.right)
         return node
 
-    def unify_pair(self, x: ir.Node, y: ir.Node, what: str) -> tuple[ir.Node, ir.Node]:
-        """Make x and y comparable (coercing string constants to enum labels)."""
-        a, b = x.type, y.type
-        if isinstance(a, EnumT) and isinstance(b, StrT):
-            return x, as_label(y, a)
-        if isinstance(b, EnumT) and isinstance(a, StrT):
-            return as_label(x, b), y
-        if compatible(a, b):
-            return x, y
-        raise SpecError(f"type mismatch: {what} compares {a.show()} with {b.show()}", x.loc,
-                        hint=f"'{x.text}' is {a.show()}; '{y.text}' is {b.show()}")
-
     def _ifexpr(self, node: ir.IfExpr, env: Env) -> ir.Node:
         node.cond = self.boolean(node.cond, env, "the condition of 'if'")
         node.then = self.check(node.then, env)
@@ -160,26 +152,6 @@ class Typer:
         node.then, node.other, node.type = self.join(node.then, node.other, node)
         node.deps = node.cond.deps | node.then.deps | node.other.deps
         return node
-
-    def join(self, x: ir.Node, y: ir.Node, where: ir.Node) -> tuple[ir.Node, ir.Node, Type]:
-        """The common type of two alternatives (branches of if, items of a list)."""
-        a, b = x.type, y.type
-        if isinstance(a, IntT) and isinstance(b, IntT):
-            return x, y, IntT(min(a.lo, b.lo), max(a.hi, b.hi))
-        if isinstance(a, IntT | FloatT) and isinstance(b, IntT | FloatT):
-            return x, y, FloatT()
-        if isinstance(a, StrT) and isinstance(b, StrT):
-            return x, y, StrT(a.values | b.values)
-        if isinstance(a, EnumT) and isinstance(b, StrT):
-            return x, as_label(y, a), a
-        if isinstance(b, EnumT) and isinstance(a, StrT):
-            return as_label(x, b), y, b
-        if isinstance(a, SetT) and isinstance(b, SetT) and a.elem == b.elem:
-            return x, y, a
-        if a == b:
-            return x, y, a
-        raise SpecError(f"type mismatch: the alternatives are {a.show()} and {b.show()}",
-                        where.loc, hint="both branches must have the same kind of value")
 
     def _rangeexpr(self, node: ir.RangeExpr, env: Env) -> ir.Node:
         node.lo = self.check(node.lo, env)

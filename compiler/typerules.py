@@ -168,5 +168,39 @@ def const_type(v: Any) -> Type:
     return StrT(frozenset({str(v)}))
 
 
+def unify_pair(x: ir.Node, y: ir.Node, what: str) -> tuple[ir.Node, ir.Node]:
+    """Make x and y comparable (coercing string constants to enum labels)."""
+    a, b = x.type, y.type
+    if isinstance(a, EnumT) and isinstance(b, StrT):
+        return x, as_label(y, a)
+    if isinstance(b, EnumT) and isinstance(a, StrT):
+        return as_label(x, b), y
+    if compatible(a, b):
+        return x, y
+    raise SpecError(f"type mismatch: {what} compares {a.show()} with {b.show()}", x.loc,
+                    hint=f"'{x.text}' is {a.show()}; '{y.text}' is {b.show()}")
+
+
+def join(x: ir.Node, y: ir.Node, where: ir.Node) -> tuple[ir.Node, ir.Node, Type]:
+    """The common type of two alternatives (branches of if, items of a list)."""
+    a, b = x.type, y.type
+    if isinstance(a, IntT) and isinstance(b, IntT):
+        return x, y, IntT(min(a.lo, b.lo), max(a.hi, b.hi))
+    if isinstance(a, IntT | FloatT) and isinstance(b, IntT | FloatT):
+        return x, y, FloatT()
+    if isinstance(a, StrT) and isinstance(b, StrT):
+        return x, y, StrT(a.values | b.values)
+    if isinstance(a, EnumT) and isinstance(b, StrT):
+        return x, as_label(y, a), a
+    if isinstance(b, EnumT) and isinstance(a, StrT):
+        return as_label(x, b), y, b
+    if isinstance(a, SetT) and isinstance(b, SetT) and a.elem == b.elem:
+        return x, y, a
+    if a == b:
+        return x, y, a
+    raise SpecError(f"type mismatch: the alternatives are {a.show()} and {b.show()}",
+                    where.loc, hint="both branches must have the same kind of value")
+
+
 __all__ = ["arith_type", "as_label", "as_position", "compatible", "const_type", "element_type",
-           "need", "need_number", "static_length", "typed"]
+           "join", "need", "need_number", "static_length", "typed", "unify_pair"]

@@ -278,7 +278,7 @@ class Compiler:
         return BUILTINS[node.func].kernel(self, node, [self(a) for a in node.args])
 
     def _generator(self, node: ir.Generator) -> Fn:
-        sources = [self.loop_source(lp) for lp in node.loops]
+        sources = [loop_source(self, lp) for lp in node.loops]
         body = self(node.body)
         cond = self(node.cond) if node.cond is not None else None
         extra = [self(x) for x in node.extra]
@@ -305,62 +305,65 @@ class Compiler:
 
         return generate
 
-    def loop_source(self, loop: ir.Loop) -> Callable[[Ctx], Any]:
-        """A generator function: binds the loop names per iteration, yields the mask."""
-        it = loop.iterable
-        t = it.type
-        names = loop.names
-        values = self(it)
 
-        def bind(ctx, k, value):
-            ctx.it[names[0]] = k
-            if len(names) == 1:
-                ctx.env[names[0]] = value
-            else:
-                for uid, part in zip(names, value, strict=True):
-                    ctx.env[uid] = part
-                    ctx.it[uid] = k
+# ----------------------------------------------------------------------------- loops
 
-        if isinstance(t, SeqT):
-            def over_seq(ctx):
-                for k, v in enumerate(values(ctx)):
-                    bind(ctx, k, v)
-                    yield None
-            return over_seq
-        if isinstance(t, SetT):
-            offset = t.elem.lo if isinstance(t.elem, IntT) else 0
-            n = universe_size(t.elem)
+def loop_source(compile: Compiler, loop: ir.Loop) -> Callable[[Ctx], Any]:
+    """A generator function: binds the loop names per iteration, yields the mask."""
+    it = loop.iterable
+    t = it.type
+    names = loop.names
+    values = compile(it)
 
-            def over_set(ctx):
-                s = values(ctx)
-                for b in range(n):
-                    bind(ctx, b, b + offset)
-                    yield (np.right_shift(s, b) & 1).astype(bool)
-            return over_set
-        if isinstance(t, RangeT):
-            static_lo, static_hi = t.elem.lo, t.elem.hi
+    def bind(ctx, k, value):
+        ctx.it[names[0]] = k
+        if len(names) == 1:
+            ctx.env[names[0]] = value
+        else:
+            for uid, part in zip(names, value, strict=True):
+                ctx.env[uid] = part
+                ctx.it[uid] = k
 
-            def over_range(ctx):
-                r = values(ctx)
-                if np.ndim(r.lo) == 0 and np.ndim(r.hi) == 0:
-                    for k, v in enumerate(range(int(r.lo), int(r.hi) + 1)):
-                        bind(ctx, k, v)
-                        yield None
-                    return
-                for k, v in enumerate(range(static_lo, static_hi + 1)):
-                    bind(ctx, k, v)
-                    yield np.logical_and(np.less_equal(r.lo, v), np.greater_equal(r.hi, v))
-            return over_range
-        assert isinstance(t, DomainT)
-        d: Domain = it.ref[1]
-        encoded = unrank(d, np.arange(domain_size(d), dtype=np.int64))
-        elems = [element(encoded, k) for k in range(domain_size(d))]
-
-        def over_domain(ctx):
-            for k, v in enumerate(elems):
+    if isinstance(t, SeqT):
+        def over_seq(ctx):
+            for k, v in enumerate(values(ctx)):
                 bind(ctx, k, v)
                 yield None
-        return over_domain
+        return over_seq
+    if isinstance(t, SetT):
+        offset = t.elem.lo if isinstance(t.elem, IntT) else 0
+        n = universe_size(t.elem)
+
+        def over_set(ctx):
+            s = values(ctx)
+            for b in range(n):
+                bind(ctx, b, b + offset)
+                yield (np.right_shift(s, b) & 1).astype(bool)
+        return over_set
+    if isinstance(t, RangeT):
+        static_lo, static_hi = t.elem.lo, t.elem.hi
+
+        def over_range(ctx):
+            r = values(ctx)
+            if np.ndim(r.lo) == 0 and np.ndim(r.hi) == 0:
+                for k, v in enumerate(range(int(r.lo), int(r.hi) + 1)):
+                    bind(ctx, k, v)
+                    yield None
+                return
+            for k, v in enumerate(range(static_lo, static_hi + 1)):
+                bind(ctx, k, v)
+                yield np.logical_and(np.less_equal(r.lo, v), np.greater_equal(r.hi, v))
+        return over_range
+    assert isinstance(t, DomainT)
+    d: Domain = it.ref[1]
+    encoded = unrank(d, np.arange(domain_size(d), dtype=np.int64))
+    elems = [element(encoded, k) for k in range(domain_size(d))]
+
+    def over_domain(ctx):
+        for k, v in enumerate(elems):
+            bind(ctx, k, v)
+            yield None
+    return over_domain
 
 
 # ----------------------------------------------------------------------------- helpers

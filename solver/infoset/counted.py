@@ -177,23 +177,7 @@ class CountedBelief:
         """(queries, feedbacks) hypothesis counts, each by a conditioned count."""
         queries = [candidates.game.space(block.action.name).value(int(r))
                    for r in block.ranks[positions]]
-        action = block.action.name
-        if len(queries) > COUNT_QUERIES:
-            raise BudgetError(
-                f"scoring {len(queries):,} queries exactly on {self.size:,} counted hypotheses "
-                f"means one count per query and feedback; the limit is {COUNT_QUERIES:,} "
-                "queries", hint="use --strategy ises-sampled (samples from the counter)")
-        rows = []
-        for args in queries:
-            formulas = self.space.lowering.feedback_values(action, args)
-            rows.append({k: n for k, f in formulas.items() if (n := self.mass_with(f))})
-        keys = sorted({k for r in rows for k in r}, key=repr)
-        out = np.zeros((len(rows), max(1, len(keys))),
-                       dtype=np.int64 if self.uniform else np.float64)
-        for i, r in enumerate(rows):
-            for j, k in enumerate(keys):
-                out[i, j] = r.get(k, 0)
-        return out if self.uniform else out / self.mass  # weighted: probability masses
+        return partition_counts(self, block.action.name, queries)
 
     # -- as a list, as a sample
 
@@ -265,16 +249,7 @@ class CountedBelief:
         if n is None:
             raise SleuthError(f"the {self.backend} backend cannot play all {self.size:,} "
                               "secrets", hint="evaluate a seeded sample with --secrets N")
-        n = min(n, self.size)
-        rng = np.random.default_rng(seed)
-        found: dict[int, None] = {}
-        while len(found) < n:
-            for r in self.counter.sample_ranks(self.state, 2 * (n - len(found)),
-                                               int(rng.integers(2**63))):
-                found.setdefault(r)
-                if len(found) == n:
-                    break
-        ranks = np.array(list(found), dtype=np.int64)
+        ranks = distinct_ranks(self, min(n, self.size), seed)
         return ranks, np.arange(len(ranks), dtype=np.int64)
 
     def prior_weights(self, ranks: np.ndarray) -> np.ndarray:
@@ -329,6 +304,41 @@ class CountedBelief:
         """The k most likely hypotheses, when there are at most LISTABLE of them."""
         listed = self.listing(limit=LISTABLE) if k else None
         return [] if listed is None else listed.top(k)
+
+
+def partition_counts(belief: CountedBelief, action: str, queries: list[dict[str, Any]]
+                     ) -> np.ndarray:
+    """(queries, feedbacks) hypothesis counts (masses, when weighted), each by one
+    conditioned count per query and feedback."""
+    if len(queries) > COUNT_QUERIES:
+        raise BudgetError(
+            f"scoring {len(queries):,} queries exactly on {belief.size:,} counted hypotheses "
+            f"means one count per query and feedback; the limit is {COUNT_QUERIES:,} "
+            "queries", hint="use --strategy ises-sampled (samples from the counter)")
+    rows = []
+    for args in queries:
+        formulas = belief.space.lowering.feedback_values(action, args)
+        rows.append({k: n for k, f in formulas.items() if (n := belief.mass_with(f))})
+    keys = sorted({k for r in rows for k in r}, key=repr)
+    out = np.zeros((len(rows), max(1, len(keys))),
+                   dtype=np.int64 if belief.uniform else np.float64)
+    for i, r in enumerate(rows):
+        for j, k in enumerate(keys):
+            out[i, j] = r.get(k, 0)
+    return out if belief.uniform else out / belief.mass  # weighted: probability masses
+
+
+def distinct_ranks(belief: CountedBelief, n: int, seed: int) -> np.ndarray:
+    """n distinct hypotheses drawn from the counter, duplicates rejected."""
+    rng = np.random.default_rng(seed)
+    found: dict[int, None] = {}
+    while len(found) < n:
+        for r in belief.counter.sample_ranks(belief.state, 2 * (n - len(found)),
+                                             int(rng.integers(2**63))):
+            found.setdefault(r)
+            if len(found) == n:
+                break
+    return np.array(list(found), dtype=np.int64)
 
 
 __all__ = ["LIST_LIMIT", "CountedBelief"]
