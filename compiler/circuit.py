@@ -36,6 +36,12 @@ class Circuit:
         node = self.nodes[a]
         return node[1] if node[0] == "not" else self._add(("not", a))
 
+    def complement(self, a: int) -> int | None:
+        """The node of not-a if the circuit already has one (creating none: a test for
+        complementary children must not grow the circuit)."""
+        node = self.nodes[a]
+        return node[1] if node[0] == "not" else self.ids.get(("not", a))
+
     def conj(self, *xs: int) -> int:
         return self._gate("and", xs, absorbing=FALSE, neutral=TRUE)
 
@@ -55,7 +61,7 @@ class Circuit:
                 children.update(node[1])
             else:
                 children.add(x)
-        if any(self.neg(c) in children for c in children if c > TRUE):
+        if any(self.complement(c) in children for c in children if c > TRUE):
             return absorbing
         if not children:
             return neutral
