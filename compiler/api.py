@@ -41,6 +41,7 @@ from sleuth.compiler.likelihood import (
     answer_matrix,
     answer_value,
 )
+from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.source import Document, scalar_value
 from sleuth.compiler.values import coerce, coerce_text
 
@@ -63,10 +64,10 @@ def projected_count(clauses: list[list[int]], top: int, secret_vars: int,
 
 __all__ = [
     "COUNTERS", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter", "Document",
-    "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "ObservationError",
+    "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "coerce_text", "counter_class", "diagram_count", "did_you_mean", "domain_size",
-    "interpret", "ir", "load_game", "load_game_text", "parse_overrides", "position_name",
-    "projected_count", "rank_of", "scalar_value", "set_elements", "show_value", "spec_path",
+    "interpret", "ir", "load_game", "load_game_text", "memoised", "parse_overrides",
+    "position_name", "projected_count", "rank_of", "scalar_value", "set_elements", "show_value", "spec_path",
 ]

@@ -9,7 +9,6 @@ single points, so any result can be cross-checked the slow, obvious way.
 from __future__ import annotations
 
 import math
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from sleuth.compiler.enumerate import (
 from sleuth.compiler.errors import BudgetError, SpecError
 from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.library import spec_path
+from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.source import Document
 from sleuth.compiler.spec import read_spec
 from sleuth.compiler.symbolic import SymbolicSpace
@@ -73,16 +73,21 @@ def load_game_text(text: str, file: str = "<spec>", overrides: dict[str, Any] | 
     return Game(check_spec(read_spec(Document(text, file)), overrides), budget or Budget())
 
 
+# Memo entries a restricted game shares with its game: they do not depend on the table.
+SHARED = frozenset({"space", "coder", "symbolic", "counter"})
+
+
 class Game:
     """A checked game with its enumerated hypothesis space."""
 
     transient = False  # see `restricted`
 
-    def __init__(self, model: Model, budget: Budget):
+    def __init__(self, model: Model, budget: Budget, memo: Memo | None = None,
+                 compiler: Compiler | None = None):
         self.model = model
         self.budget = budget
-        self.compiler = Compiler(model.strings)
-        self._cache: dict[tuple, Any] = {}  # kernel cache for the full hypothesis table
+        self.compiler = compiler or Compiler(model.strings)
+        self.memo = memo or Memo()  # everything computed once from this game (memo.py)
 
     @property
     def name(self) -> str:
@@ -90,11 +95,11 @@ class Game:
 
     # -- the hypothesis space
 
-    @cached_property
+    @memoised
     def hypotheses(self) -> HypothesisTable:
         return build_hypotheses(self.model, self.compiler, self.budget)
 
-    @cached_property
+    @memoised
     def prior(self) -> np.ndarray:
         return prior_weights(self.model, self.compiler, self.hypotheses)
 
@@ -104,30 +109,24 @@ class Game:
         return float(-(p * np.log2(p)).sum()) if self.model.prior is not None \
             else math.log2(self.hypotheses.size)
 
-    @cached_property
+    @memoised
     def symbolic(self) -> SymbolicSpace:
         """The same hypothesis space as a decision diagram (compiler/symbolic.py)."""
         return SymbolicSpace(self.model)
 
     def counter(self, name: str) -> Counter:
         """The counting backend `name` over this game's symbolic space (one per game)."""
-        key = ("counter", name)
-        if key not in self._cache:
-            self._cache[key] = counter_class(name)(self.symbolic)
-        return self._cache[key]
+        return self.memo.get(("counter", name), lambda: counter_class(name)(self.symbolic))
 
     def restricted(self, ranks: np.ndarray, transient: bool = False) -> Game:
         """The same game whose hypothesis table holds only the hypotheses at these product
         ranks (sorted, distinct, consistent): how an information set counted on the
         symbolic backend, once small enough to list, is handed to the kernels.
         `transient`: made for one computation (a sample), not worth caching matrices for."""
-        sub = Game(self.model, self.budget)
+        memo = Memo(parent=self.memo, shared=lambda key: key[0] in SHARED)
+        memo.put(("hypotheses",), table_from_ranks(self.model, ranks))
+        sub = Game(self.model, self.budget, memo, self.compiler)
         sub.transient = transient
-        sub.compiler = self.compiler
-        sub.space, sub.coder = self.space, self.coder  # shared: they do not depend on it
-        sub.__dict__["hypotheses"] = table_from_ranks(self.model, ranks)
-        if "symbolic" in self.__dict__:
-            sub.__dict__["symbolic"] = self.symbolic
         return sub
 
     def consistent(self, ranks: np.ndarray) -> np.ndarray:
@@ -149,20 +148,15 @@ class Game:
         return self.model.queries + self.model.observations
 
     def space(self, query: str) -> QuerySpace:
-        key = ("space", query)
-        if key not in self._cache:
-            self._cache[key] = QuerySpace(self.model.action(query), self.compiler,
-                                          self.model.strings)
-        return self._cache[key]
+        return self.memo.get(("space", query), lambda: QuerySpace(
+            self.model.action(query), self.compiler, self.model.strings))
 
     def coder(self, query: str) -> FeedbackCoder:
-        key = ("coder", query)
-        if key not in self._cache:
-            action = self.model.action(query)
-            if action.feedback is None:
-                raise SpecError(f"'{query}' has a response, not a deterministic feedback")
-            self._cache[key] = FeedbackCoder(action, self.compiler, self.model.strings)
-        return self._cache[key]
+        action = self.model.action(query)
+        if action.feedback is None:
+            raise SpecError(f"'{query}' has a response, not a deterministic feedback")
+        return self.memo.get(("coder", query), lambda: FeedbackCoder(
+            action, self.compiler, self.model.strings))
 
     def feedback_matrix(self, query: str, ranks: np.ndarray,
                         hyp_index: np.ndarray | None = None) -> np.ndarray:
@@ -200,7 +194,7 @@ class Game:
     def _blocks(self, query: str, ranks: np.ndarray, hyp_index: np.ndarray | None):
         coder, space = self.coder(query), self.space(query)
         if hyp_index is None:
-            hyp_env, cache = self.hypotheses.env(), self._cache.setdefault(("kernel",), {})
+            hyp_env, cache = self.hypotheses.env(), self.memo.get(("kernel",), dict)
             h = self.hypotheses.size
         else:
             hyp_env, cache, h = self.hypotheses.env(hyp_index), {}, len(hyp_index)

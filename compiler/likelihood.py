@@ -14,9 +14,7 @@ columns, so one evaluation gives a whole (answers x hypotheses) matrix.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -37,7 +35,6 @@ def response_of(game: Game, action: str) -> tuple[CheckedAction, Response]:
 
 TABLE_BYTES = 8 << 20  # an (answers x hypotheses) table this small is kept for reuse
 CACHE_BYTES = 32 << 20  # per game
-_tables: WeakKeyDictionary[Game, OrderedDict[tuple, np.ndarray]] = WeakKeyDictionary()
 
 
 def answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any,
@@ -56,16 +53,11 @@ def answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any
 
 
 def _likelihood_table(game: Game, action: str, args: dict[str, Any]) -> np.ndarray:
-    cache = _tables.setdefault(game, OrderedDict())
-    key = (action, repr(args))
-    if key in cache:
-        cache.move_to_end(key)
-        return cache[key]
     everyone = np.arange(game.hypotheses.size, dtype=np.int64)
-    table = cache[key] = _every_answer(game, action, args, everyone)
-    while len(cache) > 1 and sum(t.nbytes for t in cache.values()) > CACHE_BYTES:
-        cache.popitem(last=False)
-    return table
+    return game.memo.bounded("likelihood", (action, repr(args)),
+                             lambda: _every_answer(game, action, args, everyone),
+                             size=lambda table: table.nbytes, capacity=CACHE_BYTES,
+                             largest=TABLE_BYTES)
 
 
 def _answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any,

@@ -13,7 +13,6 @@ classes of weight x models (solver/counted.py).
 from __future__ import annotations
 
 import math
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from sleuth.compiler.boolean import TRUE, Lowering, Sym
 from sleuth.compiler.check import Model
 from sleuth.compiler.cnf import ClauseBuilder
 from sleuth.compiler.errors import SpecError
+from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
 
 
@@ -30,6 +30,7 @@ class SymbolicSpace:
     """A model's hypotheses as an SDD, with counts, marginals, conditioning and sampling."""
 
     def __init__(self, model: Model, vtree: str = "right"):
+        self.memo = Memo()
         self.model = model
         self.lowering = Lowering(model)
         self.diagrams = DiagramBuilder(self.lowering, vtree)
@@ -62,7 +63,7 @@ class SymbolicSpace:
     def uniform(self) -> bool:
         return len(self.classes) == 1
 
-    @cached_property
+    @memoised
     def base(self) -> SddNode:
         """All hypotheses: one value per one-hot group, and the constraints."""
         c = self.lowering.circuit
@@ -103,7 +104,7 @@ class SymbolicSpace:
                 out[key] = n
         return out
 
-    @cached_property
+    @memoised
     def sampler(self) -> DiagramSampler:
         return DiagramSampler(self.diagrams.manager)
 

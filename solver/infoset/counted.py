@@ -21,12 +21,20 @@ from __future__ import annotations
 
 import math
 import time
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sleuth.compiler.api import BudgetError, Counter, Game, Loc, ObservationError, SleuthError
+from sleuth.compiler.api import (
+    BudgetError,
+    Counter,
+    Game,
+    Loc,
+    Memo,
+    ObservationError,
+    SleuthError,
+    memoised,
+)
 from sleuth.solver.infoset.belief import Belief, InconsistentObservations
 from sleuth.solver.infoset.protocol import Branch
 
@@ -48,6 +56,7 @@ class CountedBelief:
     def __init__(self, game: Game, backend: str = "sdd", facts: tuple[int, ...] = (),
                  state: Any = None, observed: tuple[tuple[str, int, int], ...] = (),
                  list_limit: int = LIST_LIMIT):
+        self.memo = Memo()
         self.game = game
         self.backend = backend
         self.counter: Counter = game.counter(backend)
@@ -81,7 +90,7 @@ class CountedBelief:
         """Hypotheses of this belief that also satisfy the formulas."""
         return self.counter.count(self.counter.conjoin(self.state, *formulas))
 
-    @cached_property
+    @memoised
     def size(self) -> int:
         """How many hypotheses (of positive prior weight) remain."""
         return self.count_with()
@@ -90,12 +99,12 @@ class CountedBelief:
     def uniform(self) -> bool:
         return self.space.uniform
 
-    @cached_property
+    @memoised
     def class_states(self) -> list[Any]:
         """The state restricted to each prior weight class."""
         return [self.counter.conjoin(self.state, f) for _, f in self.space.classes]
 
-    @cached_property
+    @memoised
     def class_counts(self) -> list[tuple[float, int, int]]:
         """(weight, formula, hypotheses) per prior weight class."""
         if self.uniform:
@@ -103,7 +112,7 @@ class CountedBelief:
         return [(w, f, self.counter.count(s))
                 for (w, f), s in zip(self.space.classes, self.class_states, strict=True)]
 
-    @cached_property
+    @memoised
     def mass(self) -> float:
         """Total prior weight of the remaining hypotheses (= size when uniform)."""
         return sum(w * n for w, _, n in self.class_counts)

@@ -135,7 +135,6 @@ class Candidates:
                 "--guesses consistent needs a query that can be a secret (arguments with the "
                 "secret variables' domains, in order); this spec has none",
                 hint="use --guesses any")
-        self._per_game: dict[tuple[str, str, int], tuple[Game, Any]] = {}
         self.stops = Stopper(game)
 
     @property
@@ -155,17 +154,6 @@ class Candidates:
                 hint="narrow the argument domains (set sizes, ranges) or the params (--set)")
         ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
         return Block(action, ranks, can_be_secret(self.game, action))
-
-    def _cached(self, kind: str, block: Block, game: Game, make) -> Any:
-        """Per-(block, game) results; besides the root game's, only the latest game's are
-        kept (restricted games come and go with counted beliefs)."""
-        key = (kind, block.action.name, id(game))
-        if key not in self._per_game:
-            if game is not self.game:
-                self._per_game = {k: v for k, v in self._per_game.items()
-                                  if v[0] is self.game or v[0] is game}
-            self._per_game[key] = (game, make())
-        return self._per_game[key][1]
 
     # -- which queries are allowed now
 
@@ -237,8 +225,8 @@ class Candidates:
         only when `build`, else only if already there."""
         if game.transient:
             return None
-        key = ("matrix", block.action.name, id(game))
-        if not build and key not in self._per_game:
+        key = ("matrix", block.action.name)  # kept by the game: every legal query's row
+        if not build and key not in game.memo:
             return None
 
         def make() -> np.ndarray | None:
@@ -247,7 +235,7 @@ class Candidates:
             return (game.feedback_matrix(block.action.name, block.ranks)
                     if need <= game.budget.memory_bytes // 2 else None)
 
-        return self._cached("matrix", block, game, make)
+        return game.memo.get(key, make)
 
     def parts(self, block: Block, positions: np.ndarray, belief: InformationSet) -> np.ndarray:
         """Outcome partition of each query at `positions`: (queries, parts) counts

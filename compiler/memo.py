@@ -1,0 +1,87 @@
+"""The one cache mechanism: a `Memo` per object, for values computed once from it.
+
+    self.memo = Memo()                 an object's own store
+    @memoised                          a computed attribute kept in self.memo
+    memo.get(key, make)                compute once, by key
+    memo.bounded(region, key, make)    kept while a region's byte budget allows (LRU)
+
+A derived object shares entries with the one it came from by naming a parent
+and which keys are shared (`Memo(parent, shared=...)`): a restricted game
+reuses its game's query spaces and feedback coders, which do not depend on
+the hypotheses. Nothing else caches per object, and nothing writes into an
+object's `__dict__`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Memo:
+    """Values computed once, by key; optionally bounded regions (least recently used out)."""
+
+    def __init__(self, parent: Memo | None = None,
+                 shared: Callable[[Hashable], bool] | None = None):
+        self._values: dict[Hashable, Any] = {}
+        self._regions: dict[str, OrderedDict[Hashable, tuple[Any, int]]] = {}
+        self._parent = parent
+        self._shared = shared or (lambda key: False)
+
+    def _owner(self, key: Hashable) -> Memo:
+        if self._parent is not None and self._shared(key):
+            return self._parent._owner(key)
+        return self
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        """The value for key, computed by make() the first time."""
+        owner = self._owner(key)
+        if key not in owner._values:
+            owner._values[key] = make()
+        return owner._values[key]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self._owner(key)._values[key] = value
+
+    def peek(self, key: Hashable) -> Any:
+        """The value if already computed, else None."""
+        return self._owner(key)._values.get(key)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._owner(key)._values
+
+    def bounded(self, region: str, key: Hashable, make: Callable[[], T],
+                size: Callable[[T], int], capacity: int, largest: int) -> T:
+        """The value for key in a region holding at most `capacity` bytes: values larger
+        than `largest` are computed and not kept; the least recently used go first."""
+        lru = self._regions.setdefault(region, OrderedDict())
+        if key in lru:
+            lru.move_to_end(key)
+            return lru[key][0]
+        value = make()
+        n = size(value)
+        if n <= largest:
+            lru[key] = (value, n)
+            while sum(b for _, b in lru.values()) > capacity:
+                lru.popitem(last=False)
+        return value
+
+
+class memoised(Generic[T]):
+    """A computed attribute kept in the object's `memo` (its name is the key)."""
+
+    def __init__(self, fn: Callable[[Any], T]):
+        self.fn = fn
+        self.key = (fn.__name__,)
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return obj.memo.get(self.key, lambda: self.fn(obj))
+
+
+__all__ = ["Memo", "memoised"]
