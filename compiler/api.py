@@ -69,5 +69,6 @@ __all__ = [
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "coerce_text", "counter_class", "diagram_count", "did_you_mean", "domain_size",
     "interpret", "ir", "load_game", "load_game_text", "memoised", "parse_overrides",
-    "position_name", "projected_count", "rank_of", "scalar_value", "set_elements", "show_value", "spec_path",
+    "position_name", "projected_count", "rank_of", "scalar_value", "set_elements",
+    "show_value", "spec_path",
 ]
