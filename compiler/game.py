@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
@@ -38,8 +38,10 @@ from sleuth.compiler.library import spec_path
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.source import Document
 from sleuth.compiler.spec import read_spec
-from sleuth.compiler.symbolic import SymbolicSpace
 from sleuth.compiler.vectorise import Compiler, Ctx
+
+if TYPE_CHECKING:
+    from sleuth.compiler.symbolic import SymbolicSpace
 
 
 def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
@@ -111,7 +113,10 @@ class Game:
 
     @memoised
     def symbolic(self) -> SymbolicSpace:
-        """The same hypothesis space as a decision diagram (compiler/symbolic.py)."""
+        """The same hypothesis space in boolean form, for the counters (compiler/symbolic.py;
+        imported here, on first use, with the libraries it needs)."""
+        from sleuth.compiler.symbolic import SymbolicSpace
+
         return SymbolicSpace(self.model)
 
     def counter(self, name: str) -> Counter:

@@ -19,9 +19,9 @@ COMMANDS: dict[str, str] = {  # name -> module:function under sleuth.solver.inte
     "solve": "playing:solve",
     "belief": "playing:belief",
     "play": "playing:play",
-    "evaluate": "evaluating:evaluate",
-    "analyse": "evaluating:analyse",
-    "bench": "evaluating:bench",
+    "evaluate": "evaluate:evaluate",
+    "analyse": "analyse:analyse",
+    "bench": "bench:bench",
 }
 
 

@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
-from rich.text import Text
 
 from sleuth.compiler.api import SleuthError, show_value
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
@@ -54,6 +52,9 @@ def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: 
 
 
 def print_summary(s: dict[str, Any]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     console = make_console()
     console.print(Text.assemble((s["game"], "bold"), f" ({s['spec']}): OK"))
     secret = ", ".join(f"{k}: {v}" for k, v in s["secret"].items())

@@ -8,8 +8,6 @@ import time
 from typing import Any
 
 import click
-from rich.table import Table
-from rich.text import Text
 
 from sleuth.compiler.api import show_value
 from sleuth.solver.evaluation.transcript import parse_secret, play_secret
@@ -58,6 +56,9 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
         click.echo(json.dumps({"spec": spec, "strategy": strategy.name, "backend": backend,
                                "guesses": opts["guesses"], **t.to_json()}, indent=2))
         return
+    from rich.table import Table
+    from rich.text import Text
+
     console = make_console()
     known = ", ".join(f"{k} = {format_value(v)}" for k, v in t.secret.items())
     console.print(Text.assemble((game.name, "bold"), f", secret {known}, strategy {strategy.name}: "
@@ -114,6 +115,8 @@ def belief(spec: str, observations: str, top: int, as_json: bool, backend: str |
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
+    from rich.text import Text
+
     console = make_console()
     console.print(Text.assemble((game.name, "bold"), f": {len(steps)} observations, "
                   f"{current.size:,} hypotheses remain, {data['entropy_bits']:.4f} bits"))
@@ -145,6 +148,7 @@ def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> N
     game, opts = split({"spec_path": spec, **kwargs})
     strategy = make_from_options(game, opts)
     session = Session.open(session_path, game, spec)
+
     console = make_console()
     root = prior_belief(game, choose_backend(game, opts["backend"]))
     state = Play(game, strategy, session, console, as_json, root)
