@@ -31,7 +31,7 @@ class ApproxCounter(Counter):
                  seed: int = SEED):
         super().__init__(space)
         self.epsilon, self.delta, self.seed = epsilon, delta, seed
-        self._counts: dict[tuple[int, ...], int] = {}  # per state: ApproxMC runs are costly
+        self._counts: dict[tuple[int, ...], tuple[int, int]] = {}  # (cells, hashes) per state
 
     @staticmethod
     def supported() -> bool:
@@ -55,6 +55,11 @@ class ApproxCounter(Counter):
         return state + formulas
 
     def count(self, state: tuple[int, ...]) -> int:
+        cells, hashes = self._estimate(state)
+        return cells * 2**hashes
+
+    def _estimate(self, state: tuple[int, ...]) -> tuple[int, int]:
+        """ApproxMC's (cells, hashes): the count is cells * 2**hashes (kept per state)."""
         if state not in self._counts:
             import pyapproxmc
 
@@ -62,7 +67,7 @@ class ApproxCounter(Counter):
             counter = pyapproxmc.Counter(seed=self.seed, epsilon=self.epsilon, delta=self.delta)
             counter.add_clauses(cnf.clauses)
             cells, hashes = counter.count(list(range(1, cnf.secret_vars + 1)))
-            self._counts[state] = int(cells) * 2 ** int(hashes)
+            self._counts[state] = (int(cells), int(hashes))
         return self._counts[state]
 
     def describe(self, state: tuple[int, ...]) -> dict[str, Any]:
@@ -78,7 +83,10 @@ class ApproxCounter(Counter):
                                    delta=self.delta)
         for clause in cnf.clauses:
             sampler.add_clause(clause)
-        _, _, samples = sampler.sample(num=k, sampling_set=list(range(1, cnf.secret_vars + 1)))
+        # UniGen needs the count: ApproxMC's is reused, given as (cells, hashes) -- the order
+        # UniGen returns it in (its docstring says the reverse; that order never finishes).
+        _, _, samples = sampler.sample(num=k, sampling_set=list(range(1, cnf.secret_vars + 1)),
+                                       cell_hash_count=self._estimate(state))
         return self.space.ranks([_mask(s) for s in samples])
 
     def list_ranks(self, state: tuple[int, ...], limit: int) -> list[int] | None:
