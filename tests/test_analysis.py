@@ -101,6 +101,7 @@ def test_trajectories_equal_replayed_games():
     assert [r.in_play for r in a.rounds] == in_play
 
 
+@pytest.mark.slow
 def test_report_files(tmp_path):
     out = tmp_path / "report"
     data = run("analyse", str(ROOT / "specs" / "counterfeit-coin.yaml"), "--out", str(out))

@@ -18,6 +18,7 @@ def example() -> str:
     return re.search(r"```python\n(.*?)```", text, re.S).group(1)
 
 
+@pytest.mark.slow
 def test_api_example_runs_from_another_directory(tmp_path):
     out = subprocess.run([sys.executable, "-c", example()], capture_output=True, text=True,
                          cwd=tmp_path, check=True).stdout.splitlines()

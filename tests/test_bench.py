@@ -52,6 +52,7 @@ def test_local_workers_equal_this_process():
     assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in run(ts, workers=2)]
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_equals_local_run():
     distributed = pytest.importorskip("dask.distributed")
     ts = tasks(3)

@@ -134,6 +134,7 @@ def test_reduced_deck_marginals_equal_brute_force(small_spec, tmp_path, seed):
             assert p == pytest.approx(counts[holder] / len(kept), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_reduced_deck_with_ganak(small_spec, tmp_path):
     """The cnf backend (one Ganak count per value) agrees; one case, it is slow."""
     path, kept = brute_force_case(tmp_path, 1)
@@ -176,6 +177,7 @@ def test_reduced_deck_solved_on_sdd_against_brute_force(small_spec):
     assert set(data["steps"][-1]["args"].values()) == env
 
 
+@pytest.mark.slow
 def test_full_deck_ises_decisions_on_sdd():
     """Two sampled-ISES suggestions on the 33,633,600,000 deals, within a 0.5 s budget
     each after the diagram's one-off count."""

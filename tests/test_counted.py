@@ -171,6 +171,7 @@ def test_solve_mm68_on_sdd_recounted_by_enumeration():
         assert step["remaining"] == belief.size
 
 
+@pytest.mark.slow
 def test_evaluate_mm68_sample_on_sdd():
     data = run("evaluate", str(MASTERMIND), "--set", "pegs=6", "--set", "colours=8",
                "--backend", "sdd", "--secrets", "3", "--strategy", "ises-sampled")
@@ -253,6 +254,7 @@ def test_weighted_counted_evaluation_equals_enumeration(strategy):
     assert b.to_json()["expected"] == pytest.approx(a.to_json()["expected"], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_mm610_after_three_guesses_every_backend_agrees():
     """10^6 codes, three seeded random guesses: the diagram's count and marginals equal the
     enumerated backend's, and Ganak's projected count of the clauses equals both."""

@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 EXAMPLES = ROOT / "examples"
@@ -27,6 +29,7 @@ def strip_trailing(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
+@pytest.mark.slow
 def test_inkognito_walkthrough_is_current():
     doc = (EXAMPLES / "inkognito.md").read_text()
     steps = run([sys.executable, str(EXAMPLES / "inkognito.py")])
@@ -38,6 +41,7 @@ def test_inkognito_walkthrough_is_current():
     assert strip_trailing("$ python examples/inkognito.py\n" + steps) in blocks
 
 
+@pytest.mark.slow
 def test_mastermind_walkthrough_is_current(tmp_path):
     doc = (EXAMPLES / "mastermind-play.md").read_text()
     (block,) = [b for b in fenced_blocks(doc) if b.startswith("$ printf")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.lark import from_lark
@@ -93,6 +94,7 @@ def load_and_exercise(text: str, file: str) -> None:
         pass
 
 
+@pytest.mark.slow
 @FUZZ
 @given(expr=EXPRESSIONS)
 def test_generated_expressions_give_results_or_sleuth_errors(expr):

@@ -40,7 +40,8 @@ def feedback_queries(name: str) -> list[str]:
     return [a.name for a in game(name).actions() if a.feedback is not None]
 
 
-@pytest.mark.parametrize("name", SPEC_NAMES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "clue"
+                                  else n for n in SPEC_NAMES])
 @SETTINGS
 @given(data=st.data())
 def test_feedback_kernel_equals_interpreter(name, data):

@@ -162,6 +162,7 @@ def test_symbolic_backend_agrees_on_the_multiset_prior():
             assert sdd.marginals()[name][v] == pytest.approx(p, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_simulated_games_are_reproducible():
     """A few games of the simulator, EI and control, on spawned seeds: each game has one
     winner, and the same seed gives the same winners again (the kept likelihood tables,

@@ -78,6 +78,7 @@ def wait_for_steps(session: Path, steps: int, timeout: float = 30.0) -> None:
     raise AssertionError(f"the session never reached {steps} steps")
 
 
+@pytest.mark.slow
 def test_kill_midway_and_resume(tmp_path):
     secret = (3, 6, 3, 2)
     session = tmp_path / "game.json"

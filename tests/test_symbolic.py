@@ -134,6 +134,7 @@ def ganak_count_of_dimacs(text: str) -> int:
                          "feedback: balanced}\n"),
     ("bulls-and-cows", ""),
 ])
+@pytest.mark.slow
 def test_dimacs_export_counted_by_ganak_equals_sleuth(tmp_path, spec, observations):
     obs = tmp_path / "obs.yaml"
     obs.write_text(observations or "[]\n")
