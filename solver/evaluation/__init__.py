@@ -1,1 +1,1 @@
-"""evaluation"""
+"""Evaluation and analysis: every secret played, transcripts, design metrics, tournaments."""

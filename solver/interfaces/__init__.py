@@ -1,1 +1,1 @@
-"""interfaces"""
+"""Interfaces: the command line, the Python API, play sessions."""
