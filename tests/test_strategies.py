@@ -357,3 +357,27 @@ def test_ismcts_refuses_specs_with_random_answers_only():
     g = game("inkognito")
     with pytest.raises(SleuthError, match="deterministic feedback"):
         make_strategy("ismcts", Candidates(g), 0, iterations=5).choose(Belief.prior(g))
+
+
+def test_every_declared_option_is_a_flag_and_checked():
+    """The command line derives its strategy flags from the declarations: every option
+    of every strategy is a flag of `evaluate`, with the declaring strategies in its help;
+    a flag the chosen strategy does not declare is refused with exit status 1."""
+    from click.testing import CliRunner
+
+    from sleuth.solver.interfaces.cli import cli
+    from sleuth.solver.strategies import STRATEGIES, option_table
+
+    runner = CliRunner()
+    helptext = " ".join(runner.invoke(cli, ["evaluate", "--help"]).output.split())
+    for key, (option, users) in option_table().items():
+        assert option.flag in helptext, key
+        assert f"{', '.join(users)}: {option.help}" in helptext, key
+        assert all(key in STRATEGIES[u].options() for u in users)
+    path = str(ROOT / "specs" / "counterfeit-coin.yaml")
+    refused = runner.invoke(cli, ["evaluate", path, "--strategy", "minimax", "--budget", "1"])
+    assert refused.exit_code == 1 and "does not apply to --strategy minimax" in str(
+        refused.exception)
+    ok = runner.invoke(cli, ["evaluate", path, "--strategy", "ismcts", "--iterations", "30",
+                             "--json"])
+    assert ok.exit_code == 0, ok.output
