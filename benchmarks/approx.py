@@ -12,12 +12,13 @@ For each: the approximate count, its time and its ratio to the exact count
 diagram's count and time; and the time UniGen takes to draw --samples samples,
 each checked against the facts by the kernels.
 
-    python benchmarks/approx.py [--samples 10] [--ganak-seconds 300]
+    python benchmarks/approx.py [--samples 10] [--ganak-seconds 300] [--approx-seconds 600]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
@@ -41,12 +42,36 @@ def timed(fn):
     return value, time.perf_counter() - start
 
 
-def measure(label: str, game, facts: tuple[int, ...], samples: int, ganak_seconds: float
-            ) -> None:
+def within_seconds(fn, seconds: float):
+    """fn() in a forked child process; None if it has no answer within `seconds`."""
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+
+    def run():
+        child.send(fn())
+        child.close()
+
+    proc = ctx.Process(target=run, daemon=True)
+    proc.start()
+    child.close()
+    try:
+        return parent.recv() if parent.poll(seconds) else None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+
+
+def measure(label: str, game, facts: tuple[int, ...], samples: int, ganak_seconds: float,
+            approx_seconds: float) -> None:
     space = game.symbolic
     exact, t_sdd = timed(lambda: space.count(space.condition(space.base, *facts)))
     approx = CountedBelief(game, "approx", facts)
-    estimate, t_approx = timed(lambda: approx.size)
+    estimate, t_approx = timed(lambda: within_seconds(lambda: approx.size, approx_seconds))
+    if estimate is None:
+        print(f"| {label} | no estimate in {approx_seconds:.0f} s | | | {exact:,} in "
+              f"{t_sdd:.2f} s | |", flush=True)
+        return
     cnf = space.clauses(*facts)
     ganak, t_ganak = timed(lambda: projected_count(cnf.clauses, cnf.top, cnf.secret_vars,
                                                    ganak_seconds))
@@ -66,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--ganak-seconds", type=float, default=300.0)
+    parser.add_argument("--approx-seconds", type=float, default=600.0)
     opts = parser.parse_args()
     print("| facts | approx count | approx / exact | Ganak (exact) | sdd (exact) "
           "| UniGen samples |")
@@ -75,14 +101,14 @@ def main() -> None:
         facts = tuple(mm.symbolic.fact(e.action, e.args, e.feedback)
                       for e in three_guesses(8, 10, seed))
         measure(f"MM(8,10), 3 guesses, seed {seed}", mm, facts, opts.samples,
-                opts.ganak_seconds)
+                opts.ganak_seconds, opts.approx_seconds)
     clue = load_game(ROOT / "specs" / "clue.yaml")
-    measure("Clue, prior", clue, (), opts.samples, opts.ganak_seconds)
     events = read_observations(clue, ROOT / "examples" / "clue-game.yaml")
     facts = tuple(clue.symbolic.fact(e.action, e.args, e.feedback) for e in events
                   if e.feedback is not None)
     measure(f"Clue, scripted game ({len(facts)} facts)", clue, facts, opts.samples,
-            opts.ganak_seconds)
+            opts.ganak_seconds, opts.approx_seconds)
+    measure("Clue, prior", clue, (), opts.samples, opts.ganak_seconds, opts.approx_seconds)
 
 
 if __name__ == "__main__":

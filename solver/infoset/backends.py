@@ -38,6 +38,12 @@ def choose_backend(game: Game, requested: str | None) -> str:
         else DEFAULT_COUNTER
 
 
+def lists_hypotheses(backend: str) -> bool:
+    """Whether the backend's information sets index the game's own hypothesis table (the
+    enumerated backend), rather than counting facts."""
+    return PRIORS[backend] is PRIORS[ENUMERATED]
+
+
 def prior_belief(game: Game, backend: str | None = None) -> InformationSet:
     """The information set before any observation, on a backend (default: chosen)."""
     return PRIORS[choose_backend(game, backend)](game)
@@ -51,4 +57,4 @@ def backend_help() -> str:
 
 
 __all__ = ["BACKENDS", "DEFAULT_COUNTER", "ENUMERATED", "backend_help", "choose_backend",
-           "prior_belief"]
+           "lists_hypotheses", "prior_belief"]

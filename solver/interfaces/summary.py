@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import CheckedAction, Game, ObservationError, domain_size
-from sleuth.solver.infoset.backends import DEFAULT_COUNTER, ENUMERATED
+from sleuth.solver.infoset.backends import DEFAULT_COUNTER, lists_hypotheses
 from sleuth.solver.infoset.counted import CountedBelief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count legal ones
@@ -33,13 +33,13 @@ def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, An
         "prior": "uniform" if model.prior is None else "weight",
         "identify": model.identify,
     }
-    if backend == ENUMERATED:
+    if lists_hypotheses(backend):
         out["hypotheses"] = game.hypotheses.size
         out["entropy_bits"] = game.entropy_bits
         out["backend_size"] = {"hypotheses": game.hypotheses.size}
     else:
         out.update(symbolic_summary(game, backend))
-    exact = backend == ENUMERATED
+    exact = lists_hypotheses(backend)
     out["queries"] = [describe_action(game, a, exact) for a in model.queries]
     out["observations"] = [describe_action(game, a, exact) for a in model.observations]
     return out

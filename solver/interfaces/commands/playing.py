@@ -11,7 +11,7 @@ import click
 
 from sleuth.compiler.api import show_value
 from sleuth.solver.evaluation.transcript import parse_secret, play_secret
-from sleuth.solver.infoset.backends import choose_backend, prior_belief
+from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.observe import (
     apply_event,
     count_text,
@@ -47,7 +47,7 @@ def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
     strategy = make_from_options(game, opts)
-    secret_game, index = parse_secret(game, secret, listed=backend == "enum")
+    secret_game, index = parse_secret(game, secret, listed=lists_hypotheses(backend))
     with status_line() as update:
         t = play_secret(game, strategy, index, opts["seed"], max_steps,
                         progress=lambda k: update(f"{strategy.name}: choosing query {k}"),
