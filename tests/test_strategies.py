@@ -378,6 +378,7 @@ def test_every_declared_option_is_a_flag_and_checked():
     refused = runner.invoke(cli, ["evaluate", path, "--strategy", "minimax", "--budget", "1"])
     assert refused.exit_code == 1 and "does not apply to --strategy minimax" in str(
         refused.exception)
-    ok = runner.invoke(cli, ["evaluate", path, "--strategy", "ismcts", "--iterations", "30",
-                             "--json"])
+    small = str(ROOT / "specs" / "higher-lower.yaml")
+    ok = runner.invoke(cli, ["evaluate", small, "--set", "n=7", "--strategy", "ismcts",
+                             "--iterations", "10", "--json"])
     assert ok.exit_code == 0, ok.output
