@@ -1,7 +1,7 @@
 """The bundled game library: the specs shipped inside the package (`sleuth.specs`).
 
-A spec is named by a path, or by the name of a bundled spec (`mastermind`,
-`clue`), so `sleuth play mastermind` works from any directory. A path that
+A spec is named by a path, or by the name of a bundled spec (the file's name
+without `.yaml`), so `sleuth play NAME` works from any directory. A path that
 exists always wins over a bundled name.
 """
 

@@ -1,9 +1,9 @@
 """The Python API: the operations of the command line as functions (DESIGN §6).
 
     import sleuth
-    game = sleuth.load("mastermind")                      # a bundled spec, or a path
+    game = sleuth.load(NAME)                              # a bundled spec, or a path
     belief = sleuth.belief(game)                          # the prior information set
-    belief = sleuth.observe(belief, "guess", {"g": [1, 1, 2, 2]}, {"black": 1, "white": 0})
+    belief = sleuth.observe(belief, QUERY, ARGS, OUTCOME) # values as the spec writes them
     query = sleuth.suggest(belief, strategy="entropy")    # the next query: action + args
     result = sleuth.evaluate(game, strategy="minimax")    # every secret: total, worst, ...
     report = sleuth.analyse(game)                         # first moves, entropy per round
@@ -32,7 +32,7 @@ from sleuth.solver.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
 def load(spec: str | Path, *, max_hypotheses: int | None = None, memory_mb: int | None = None,
          **params: Any) -> Game:
     """A spec file (or the name of a bundled spec) loaded, checked and compiled; keyword
-    arguments override its params (`load("mastermind", pegs=5, colours=8)`)."""
+    arguments override its params (`load(NAME, param=value, ...)`)."""
     defaults = Budget()
     budget = Budget(max_hypotheses=max_hypotheses or defaults.max_hypotheses,
                     memory_mb=memory_mb or defaults.memory_mb)
