@@ -55,6 +55,10 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
             value = yaml.safe_load(text) if text.strip() else None
         except yaml.YAMLError:
             value = text
+        except ValueError:  # an integer longer than Python converts (4,300 digits)
+            raise SpecError(f"--set {name.strip()}: a number of {len(text.strip()):,} "
+                            "characters is too large", hint="integer params are at most "
+                            "2**62") from None
         if value is None or isinstance(value, list | dict):
             raise SpecError(f"--set {name}: '{text}' is not a single value")
         out[name.strip()] = value

@@ -8,17 +8,20 @@ the spec file) and its own source text, so later passes can point at it.
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
 
 from sleuth.compiler import ir
 from sleuth.compiler.errors import Loc, SpecError
 
 Locator = Callable[[int], Loc]
+MAX_DEPTH = 100  # parse-tree levels an expression may nest (every later pass recurses)
+MAX_DIGITS = 19  # an integer literal's digits: 64-bit kernels hold at most 2**62 here
 
 _READABLE = {
     "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
@@ -50,12 +53,25 @@ def parse_expr(text: str, locate: Locator) -> ir.Node:
         tree = _parser().parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(text, err, locate) from None
+    _check_depth(tree, locate)
     try:
         return _Build(text, locate).transform(tree)
     except VisitError as err:
         if isinstance(err.orig_exc, SpecError):
             raise err.orig_exc from None
         raise
+
+
+def _check_depth(tree: Tree, locate: Locator) -> None:
+    """Refuse an expression nested deeper than MAX_DEPTH (every later pass recurses)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            start = getattr(node.meta, "start_pos", 0) if not node.meta.empty else 0
+            raise SpecError(f"this expression is nested more than {MAX_DEPTH} levels deep",
+                            locate(start), hint="split it with defs or feedback components")
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
 
 
 def _syntax_error(text: str, err: UnexpectedInput, locate: Locator) -> SpecError:
@@ -129,13 +145,30 @@ class _Build(Transformer):
         return self.locate(tok.start_pos or 0)
 
     def int(self, meta, children):
-        return self._node(meta, ir.Const(self._loc(meta), int(children[0])))
+        text = str(children[0])
+        if len(text) > MAX_DIGITS or int(text) > ir.INT_LIMIT:
+            what = f"an integer of {len(text):,} digits" if len(text) > MAX_DIGITS \
+                else f"the integer {text}"
+            raise SpecError(f"{what} is too large", self._loc(meta),
+                            hint=f"integer constants are at most 2**62 = {ir.INT_LIMIT:,} "
+                                 "(the kernels compute in 64-bit integers)")
+        return self._node(meta, ir.Const(self._loc(meta), int(text)))
 
     def float(self, meta, children):
-        return self._node(meta, ir.Const(self._loc(meta), float(children[0])))
+        value = float(children[0])
+        if not math.isfinite(value):
+            raise SpecError(f"'{children[0]}' is too large for a number", self._loc(meta),
+                            hint="numbers are 64-bit floats: at most about 1.8e308")
+        return self._node(meta, ir.Const(self._loc(meta), value))
 
     def string(self, meta, children):
-        return self._node(meta, ir.Const(self._loc(meta), ast.literal_eval(str(children[0]))))
+        try:
+            value = ast.literal_eval(str(children[0]))
+        except (SyntaxError, ValueError) as err:  # a bad escape: "\x", "\N{BOGUS}"
+            reason = str(err).split(":", 1)[-1].split("(<unknown>")[0].strip()
+            raise SpecError(f"bad escape in the string {children[0]}: {reason}",
+                            self._loc(meta), hint="write a backslash as \\\\") from None
+        return self._node(meta, ir.Const(self._loc(meta), value))
 
     def name(self, meta, children):
         return self._node(meta, ir.Name(self._loc(meta), str(children[0])))

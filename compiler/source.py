@@ -18,7 +18,51 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 
 BOOL_TRAPS = {"yes", "no", "on", "off", "y", "n"}
+MAX_YAML_DEPTH = 100  # nesting of mappings and sequences
 _constructor = SafeConstructor()
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """YAML that is valid but not accepted in a spec; `hint` says what to write instead."""
+
+    def __init__(self, problem: str, mark: Any, hint: str):
+        super().__init__(problem=problem, problem_mark=mark)
+        self.hint = hint
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing what a spec never needs: explicit tags (`!!int`,
+    `!!python/name:...`, `!custom`), an alias inside the node it names (a recursive
+    structure), and nesting deeper than MAX_YAML_DEPTH (the composer recurses)."""
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self._open: set[str] = set()  # anchors of the nodes being composed
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor in self._open:
+                raise _Refused(f"the alias *{event.anchor} stands inside the node it names",
+                               event.start_mark, "a spec's values cannot contain themselves")
+            return super().compose_node(parent, index)
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            raise _Refused(f"explicit YAML tags are not allowed ({tag})", event.start_mark,
+                           "write the plain value; quote it to make it a string")
+        self._depth += 1
+        if self._depth > MAX_YAML_DEPTH:
+            raise _Refused(f"YAML nested more than {MAX_YAML_DEPTH} levels deep",
+                           event.start_mark, "a spec needs only a few levels")
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor)
 
 
 class Document:
@@ -28,7 +72,11 @@ class Document:
         self.text = text
         self.file = file
         try:
-            self.root: Node | None = yaml.compose(text, Loader=yaml.SafeLoader)
+            self.root: Node | None = yaml.compose(text, Loader=_Loader)
+        except _Refused as err:
+            mark = err.problem_mark
+            raise SpecError(err.problem, Loc(file, mark.line + 1, mark.column + 1),
+                            hint=err.hint) from None
         except yaml.MarkedYAMLError as err:
             mark = err.problem_mark or err.context_mark
             loc = Loc(file, mark.line + 1, mark.column + 1) if mark else None
@@ -64,33 +112,45 @@ class Document:
         line, col = _align(self.text, node, offset)
         return Loc(self.file, line + 1, col + 1)
 
-    def _check_tree(self, node: Node) -> None:
-        if isinstance(node, ScalarNode):
-            if node.tag.endswith(":bool") and node.style is None:
-                if node.value.lower() in BOOL_TRAPS:
-                    raise SpecError(
-                        f"YAML reads '{node.value}' as a boolean, not as the word",
-                        self.loc(node),
-                        hint=f'quote this value: "{node.value}"',
-                    )
-        elif isinstance(node, MappingNode):
-            seen: dict[Any, Node] = {}
-            for key, value in node.value:
-                k = key.value if isinstance(key, ScalarNode) else id(key)
-                if k in seen:
-                    raise SpecError(f"duplicate key '{k}'", self.loc(key),
-                                    hint=f"first given at line {seen[k].start_mark.line + 1}")
-                seen[k] = key
-                self._check_tree(key)
-                self._check_tree(value)
-        elif isinstance(node, SequenceNode):
-            for item in node.value:
-                self._check_tree(item)
+    def _check_tree(self, root: Node) -> None:
+        """Boolean traps and duplicate keys, each node once (aliases share nodes)."""
+        seen_nodes: set[int] = set()
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen_nodes:
+                continue
+            seen_nodes.add(id(node))
+            if isinstance(node, ScalarNode):
+                self._check_scalar(node)
+            elif isinstance(node, MappingNode):
+                seen: dict[Any, Node] = {}
+                for key, value in node.value:
+                    k = key.value if isinstance(key, ScalarNode) else id(key)
+                    if k in seen:
+                        raise SpecError(f"duplicate key '{k}'", self.loc(key),
+                                        hint=f"first given at line {seen[k].start_mark.line + 1}")
+                    seen[k] = key
+                    stack += [value, key]
+            elif isinstance(node, SequenceNode):
+                stack.extend(reversed(node.value))
+
+    def _check_scalar(self, node: ScalarNode) -> None:
+        if node.tag.endswith(":bool") and node.style is None:
+            if node.value.lower() in BOOL_TRAPS:
+                raise SpecError(f"YAML reads '{node.value}' as a boolean, not as the word",
+                                self.loc(node), hint=f'quote this value: "{node.value}"')
 
 
 def scalar_value(node: ScalarNode) -> Any:
     """The Python value YAML gives a scalar (int, float, bool, None or str)."""
-    return _constructor.construct_object(node, deep=True)
+    try:
+        return _constructor.construct_object(node, deep=True)
+    except ValueError:  # an integer longer than Python converts (4,300 digits)
+        mark = node.start_mark
+        raise SpecError(f"line {mark.line + 1}, column {mark.column + 1}: a number of "
+                        f"{len(node.value):,} characters is too large",
+                        hint="integer constants are at most 2**62") from None
 
 
 def _align(text: str, node: ScalarNode, offset: int) -> tuple[int, int]:

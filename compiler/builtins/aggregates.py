@@ -22,7 +22,7 @@ import numpy as np
 
 from sleuth.compiler import ir
 from sleuth.compiler.arrays import accumulate, select, zero
-from sleuth.compiler.errors import EvaluationError
+from sleuth.compiler.errors import EvaluationError, SpecError
 from sleuth.compiler.ir import BoolT, FloatT, IntT, Type, int_type
 from sleuth.compiler.typerules import need, need_number
 
@@ -215,6 +215,10 @@ class _Selection(Aggregator):
     def type(self, typer, node, n):
         if self.name != "first":
             need_number(node.body, f"{self.name}(...)")
+        if n == 0 and not node.extra:
+            raise SpecError(f"{self.name}(...) runs over nothing here (an empty range or "
+                            "domain), and has no default", node.loc,
+                            hint=f"give a default: {self.name}(... for ..., default)")
         t = node.body.type
         if node.extra:
             if self.name != "first":

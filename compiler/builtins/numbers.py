@@ -87,7 +87,7 @@ _lgamma_each = np.frompyfunc(math.lgamma, 1, 1)
 def lgamma_array(x: np.ndarray) -> np.ndarray:
     """log |Γ(x)| elementwise (numpy has no ufunc for it); inf at the poles."""
     poles = (x <= 0) & (x == np.floor(x))
-    out = _lgamma_each(np.where(poles, 1.0, x)).astype(np.float64)
+    out = np.asarray(_lgamma_each(np.where(poles, 1.0, x)), dtype=np.float64)  # 0-d too
     return np.where(poles, np.inf, out)
 
 
