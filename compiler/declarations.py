@@ -186,6 +186,9 @@ class Declarations:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as err:
             raise SpecError(f"cannot read {path}: {err.strerror}", self.reader.loc(node)) from None
+        except UnicodeDecodeError as err:
+            raise SpecError(f"{path.name} is not UTF-8 text (byte {err.start})",
+                            self.reader.loc(node), hint="save the file as UTF-8") from None
         labels = [(ln.strip(), self.reader.loc(node)) for ln in lines if ln.strip()]
         for label, loc in labels:
             if not label.isidentifier():
@@ -208,6 +211,9 @@ class Declarations:
             rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
         except OSError as err:
             raise SpecError(f"cannot read {path}: {err.strerror}", decl.loc) from None
+        except UnicodeDecodeError as err:
+            raise SpecError(f"{path.name} is not UTF-8 text (byte {err.start})", decl.loc,
+                            hint="save the file as UTF-8") from None
         shape = tuple(universe_size(d.type) for d in index)
         values = np.full(shape, np.nan)
         for lineno, row in enumerate(rows, 1):

@@ -22,6 +22,7 @@ from sleuth.compiler.ir import (
     RangeT,
     RecordT,
     SeqT,
+    SetT,
     StrT,
     TableT,
     TupleT,
@@ -136,6 +137,10 @@ class Typer:
             if elem is None:
                 raise SpecError(f"'{op}' needs a set, range, sequence or domain on its right, "
                                 f"not {b.show()}", node.right.loc)
+            if isinstance(a, FloatT) and isinstance(b, SetT):
+                raise SpecError(f"'{op}' tests a float against the integer elements of "
+                                f"{b.show()}", node.left.loc,
+                                hint="round it first: int(...)")
             probe = typed(ir.Const(node.right.loc, None), elem, node.right)
             node.left, _ = self.unify_pair(node.left, probe, f"'{op}'")
             node.type = BoolT()

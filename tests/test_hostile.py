@@ -37,6 +37,7 @@ EXPRESSIONS = {  # feedback expression -> what the error says
     "int(1e309) > x": "too large for a number",
     "min(v for v in 1..0) + x > 0": "runs over nothing",
 }
+SET_QUERY = SPEC.replace("args: {{y: D}}", "args: {{t: {{set: D}}}}")
 
 YAML = {  # a whole spec text -> what the error says
     "game: T\nparams: &p {n: 4, self: *p}\n": "stands inside the node it names",
@@ -55,14 +56,14 @@ def spec_error(text: str) -> SpecError:
     return err.value
 
 
-@pytest.mark.parametrize("expr", EXPRESSIONS)
+@pytest.mark.parametrize("expr", EXPRESSIONS, ids=[f"expr{k}" for k in range(len(EXPRESSIONS))])
 def test_expressions_get_a_located_error(expr):
     err = spec_error(SPEC.format(feedback=expr))
     assert EXPRESSIONS[expr] in err.message
     assert err.loc is not None and err.loc.file == "probe.yaml" and err.loc.line == 10
 
 
-@pytest.mark.parametrize("text", YAML)
+@pytest.mark.parametrize("text", YAML, ids=[f"yaml{k}" for k in range(len(YAML))])
 def test_yaml_gets_a_located_error(text):
     err = spec_error(text)
     assert YAML[text] in err.message
@@ -78,6 +79,7 @@ def test_billion_laughs_checks_each_node_once():
     assert "secret" in err.message or "unknown" in err.message
 
 
+@pytest.mark.slow
 def test_command_line_gives_no_traceback(tmp_path):
     cases = [SPEC.format(feedback=e) for e in list(EXPRESSIONS)[:4]] + list(YAML)[:3]
     for k, text in enumerate(cases):
@@ -99,3 +101,33 @@ def test_lgamma_of_a_constant_in_a_weight_matches_the_interpreter():
     game = load_game_text(text, "probe.yaml")
     expected = np.array([evaluate(game.model.prior, {"x": x}) for x in range(1, 5)])
     assert np.allclose(game.prior, expected / expected.sum(), rtol=1e-12)
+
+
+def test_a_float_tested_against_a_set_is_a_type_error():
+    err = spec_error(SET_QUERY.format(feedback="float(x) / 2 not in t"))
+    assert "float against the integer elements" in err.message and err.loc.line == 10
+
+
+def test_data_file_that_is_not_utf8(tmp_path):
+    (tmp_path / "words.txt").write_bytes(b"ab\xff\xfecd\nxyz\n")
+    spec = tmp_path / "w.yaml"
+    spec.write_text('game: T\ndomains:\n  W: {from: words.txt}\nsecret:\n  x: W\n'
+                    'queries:\n  q:\n    args: {y: W}\n    feedback: "x == y"\n')
+    out = subprocess.run([sys.executable, "-m", "sleuth", "check", str(spec)],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "is not UTF-8 text" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_deeply_nested_session_file_is_refused_and_kept(tmp_path):
+    session = tmp_path / "deep.json"
+    text = '{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    session.write_text(text)
+    spec = SPEC.format(feedback="x == y")
+    (tmp_path / "s.yaml").write_text(spec)
+    out = subprocess.run([sys.executable, "-m", "sleuth", "play", str(tmp_path / "s.yaml"),
+                          "--session", str(session)], input="quit\n", capture_output=True,
+                         text=True)
+    assert out.returncode == 1 and "cannot read session file" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert session.read_text() == text  # nothing saved is lost

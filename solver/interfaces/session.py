@@ -43,7 +43,7 @@ class Session:
             return session
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
             raise SleuthError(f"cannot read session file {path}: {err}",
                               hint="move it away to start a new session") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
