@@ -301,6 +301,13 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
             raise SpecError(f"--set {name}={value!r}: expected {type(old).__name__}, like the "
                             f"spec's value {old!r}", spec.params[name][1])
         params[name] = value
+    for name, value in params.items():
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                abs(value) > ir.INT_LIMIT:
+            where = "--set " if name in overrides else ""
+            raise SpecError(f"{where}param {name} = {value:,} is too large",
+                            None if name in overrides else spec.params[name][1],
+                            hint=f"integer params are at most 2**62 = {ir.INT_LIMIT:,}")
     return params
 
 

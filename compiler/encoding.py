@@ -13,7 +13,7 @@ from typing import Any
 
 from sleuth.compiler.check import Model, Var
 from sleuth.compiler.circuit import FALSE
-from sleuth.compiler.domains import Domain, domain_values
+from sleuth.compiler.domains import Domain, domain_size, domain_values
 from sleuth.compiler.errors import SpecError
 from sleuth.compiler.ir import RecordT, SeqT, position_name
 from sleuth.compiler.symvalues import Packed, Sym, SymbolicAlgebra
@@ -28,6 +28,9 @@ class Group:
     literals: list[int]  # circuit variable numbers (1-based), one per value
     nodes: list[int]  # the circuit nodes of those variables
     parts: tuple[str, ...] = ()  # a multiset's group: the names of its counts
+
+
+MAX_GROUP_VALUES = 100_000  # values of one secret scalar the one-hot encoding takes
 
 
 class OneHotSecret:
@@ -59,6 +62,11 @@ class OneHotSecret:
             raise SpecError(f"the symbolic backend cannot encode secret variable '{var.name}' "
                             f"({d.describe()}) yet", var.loc,
                             hint="finite scalars, sequences and records of them are supported")
+        if domain_size(d) > MAX_GROUP_VALUES:
+            raise SpecError(f"the symbolic backends encode '{name}' with one boolean variable "
+                            f"per value: {domain_size(d):,} values is more than the "
+                            f"{MAX_GROUP_VALUES:,} they take", var.loc,
+                            hint="narrow its domain (the params, --set)")
         values = domain_values(d)
         nodes = [self.circuit.new_var() for _ in values]
         literals = [self.circuit.nodes[n][1] for n in nodes]

@@ -131,3 +131,17 @@ def test_deeply_nested_session_file_is_refused_and_kept(tmp_path):
     assert out.returncode == 1 and "cannot read session file" in out.stderr
     assert "Traceback" not in out.stderr
     assert session.read_text() == text  # nothing saved is lost
+
+
+@pytest.mark.parametrize("n", [2**63, 2**62 + 1])
+def test_integer_params_beyond_64_bit_kernels_are_refused(n):
+    with pytest.raises(SpecError, match="is too large"):
+        load_game_text(SPEC.format(feedback="x == y"), "probe.yaml", {"n": n})
+
+
+def test_a_huge_secret_domain_is_refused_by_the_symbolic_backend_up_front():
+    """10^9 values of one scalar: no one-hot group of 10^9 variables is built (it ran on
+    without a word); the error names the variable and the limit."""
+    game = load_game_text(SPEC.format(feedback="x == y"), "probe.yaml", {"n": 10**9})
+    with pytest.raises(SpecError, match="one boolean variable per value: 1,000,000,000"):
+        game.symbolic  # noqa: B018  (building it is what is refused)
