@@ -168,6 +168,11 @@ class Checker(Declarations):
         for name, decl in spec.data.items():
             self.tables[name] = self.table(decl)
         secret = [self.var(v, "secret variable") for v in spec.secret]
+        for v in secret:
+            if v.name in self.params or v.name in self.domains:
+                kind = "param" if v.name in self.params else "domain"
+                raise SpecError(f"secret variable '{v.name}' has the name of a {kind}", v.loc,
+                                hint="rename the secret variable (or the " + kind + ")")
         scope = self.secret_scope(secret)
         constraints = [self.boolean(c, scope, "a constraint") for c in spec.constraints]
         prior = None

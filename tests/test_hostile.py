@@ -145,3 +145,44 @@ def test_a_huge_secret_domain_is_refused_by_the_symbolic_backend_up_front():
     game = load_game_text(SPEC.format(feedback="x == y"), "probe.yaml", {"n": 10**9})
     with pytest.raises(SpecError, match="one boolean variable per value: 1,000,000,000"):
         game.symbolic  # noqa: B018  (building it is what is refused)
+
+
+def test_a_secret_variable_named_like_a_param_is_refused():
+    text = SPEC.format(feedback="x == y").replace("  x: D", "  n: D").replace(
+        "'x == y'", "'n == y'")
+    err = spec_error(text)
+    assert "secret variable 'n' has the name of a param" in err.message and err.loc.line == 6
+
+
+def test_unknown_or_repeated_names_in_typed_values_are_errors():
+    """--secret nope=1 names the variables; a feedback typo names the component; a name
+    given twice is refused (it used to take the last)."""
+    from sleuth.compiler.errors import ObservationError
+    from sleuth.solver.evaluation.transcript import parse_secret
+    from sleuth.solver.infoset.observe import parse_outcome_text
+    from tests.conftest import game
+
+    g = game("mastermind")
+    with pytest.raises(ObservationError, match="the secret has no variable 'nope'"):
+        parse_secret(g, ["nope=1"])
+    with pytest.raises(ObservationError, match="did you mean 'code'"):
+        parse_secret(g, ["coed=1122"])
+    with pytest.raises(ObservationError, match="'code' of the secret is given twice"):
+        parse_secret(g, ["code=1122", "code=1234"])
+    with pytest.raises(ObservationError, match="did you mean 'black'"):
+        parse_outcome_text(g, "guess", {"g": (1, 1, 2, 2)}, "blak=1 white=0")
+    event = parse_outcome_text(g, "guess", {"g": (1, 1, 2, 2)}, "black=1 white=0")
+    assert event.feedback == {"black": 1, "white": 0}
+
+
+def test_written_files_get_ordinary_permissions(tmp_path):
+    import os
+    import stat
+
+    from sleuth.solver.interfaces.session import write_atomically
+
+    path = tmp_path / "out.json"
+    write_atomically(path, "{}")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask

@@ -68,7 +68,7 @@ def parse_secret(game: Game, items: tuple[str, ...] | list[str],
     variables = game.model.secret
     names = [v.name for v in variables]
     words = [w for item in items for w in split_words(item)]
-    raw = assign_words(names, words, "the secret")
+    raw = assign_words(names, words, "the secret", "variable")
     values = {}
     for v in variables:
         if v.name not in raw:

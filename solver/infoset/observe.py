@@ -277,13 +277,22 @@ def split_words(text: str) -> list[str]:
     return words
 
 
-def assign_words(names: list[str], words: list[str], what: str) -> dict[str, str]:
-    """`name=value` words, or bare values in declaration order, -> {name: text}."""
+def assign_words(names: list[str], words: list[str], what: str,
+                 noun: str = "part") -> dict[str, str]:
+    """`name=value` words, or bare values in declaration order, -> {name: text}. A name
+    that `what` does not have, or one given twice, is an error."""
     out: dict[str, str] = {}
     positional = iter(names)
     for w in words:
         name, sep, value = w.partition("=")
+        if sep and name.isidentifier() and name not in names:
+            raise ObservationError(f"{what} has no {noun} '{name}'",
+                                   hint=did_you_mean(name, names) or
+                                   f"it has {', '.join(names)}")
         if sep and name in names:
+            if name in out:
+                raise ObservationError(f"'{name}' of {what} is given twice",
+                                       hint="give each once")
             out[name] = value
         else:
             name = next(positional, None)
@@ -305,7 +314,7 @@ def parse_query_text(game: Game, text: str) -> tuple[str, dict[str, Any]]:
         a = game.model.action(words[0])
     except SleuthError as err:
         raise ObservationError(err.message, hint=err.hint) from None
-    raw = assign_words([v.name for v in a.args], words[1:], f"'{a.name}'")
+    raw = assign_words([v.name for v in a.args], words[1:], f"'{a.name}'", "argument")
     return a.name, checked_args(game, a, raw, text=True)
 
 
@@ -315,7 +324,7 @@ def parse_outcome_text(game: Game, action: str, args: dict[str, Any], text: str)
     if a.feedback is None:
         return Event(a.name, args, answer=checked_answer(game, a, args, text, text=True))
     names = [name for name, _, _ in a.feedback]
-    raw = assign_words(names, split_words(text), "the feedback")
+    raw = assign_words(names, split_words(text), "the feedback", "component")
     return Event(a.name, args, feedback=checked_feedback(game, a, raw, text=True))
 
 

@@ -93,6 +93,9 @@ def write_atomically(path: Path, text: str) -> None:
     """Replace `path` with `text` so that no reader ever sees a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # an ordinary file's permissions (mkstemp gives 0600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
