@@ -46,10 +46,6 @@ class Memo:
     def put(self, key: Hashable, value: Any) -> None:
         self._owner(key)._values[key] = value
 
-    def peek(self, key: Hashable) -> Any:
-        """The value if already computed, else None."""
-        return self._owner(key)._values.get(key)
-
     def __contains__(self, key: Hashable) -> bool:
         return key in self._owner(key)._values
 

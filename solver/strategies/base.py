@@ -105,10 +105,6 @@ class Strategy:
             out.update({k: v for k, v in vars(klass).items() if isinstance(v, Option)})
         return out
 
-    def settings(self) -> dict[str, Any]:
-        """The option values this instance uses."""
-        return {k: getattr(self, k) for k in self.options()}
-
     def choose(self, belief: AnyBelief) -> Query:
         raise NotImplementedError
 
