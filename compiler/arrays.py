@@ -35,6 +35,12 @@ def dtype_of(t: Type | None) -> np.dtype:
     return np.dtype(np.int64)
 
 
+def wide_dtype(node: Any, *operands: Any) -> np.dtype:
+    """The dtype to compute a node in: wide enough for its result and for every operand
+    (`g - 128` with g in 0..5 is int8 by its bounds, but 128 is not an int8)."""
+    return np.result_type(*(dtype_of(n.type) for n in (node, *operands)))
+
+
 def accumulate(acc: Any, term: Any, ufunc: Any, dt: np.dtype) -> Any:
     """acc (op)= term, in place when acc already has the broadcast shape."""
     if acc is None:
@@ -95,8 +101,8 @@ def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
         types = component_parts(t, len(a))
         return tuple(select(ct, cond, x, y) for ct, x, y in zip(types, a, b, strict=True))
     if isinstance(t, IntT):
-        dt = int_dtype(t)
-        return np.where(cond, a, b).astype(dt, copy=False)
+        dt = int_dtype(t)  # both in dt first: numpy would cast a Python int to the array's
+        return np.where(cond, np.asarray(a, dtype=dt), np.asarray(b, dtype=dt))  # (wrapping)
     return np.where(cond, a, b)
 
 

@@ -233,6 +233,7 @@ class Declarations:
             raise SpecError(f"table '{decl.name}' misses entries", decl.loc,
                             hint="give one line per combination of index values")
         as_int = bool(np.all(values == np.round(values)))
+        as_int = as_int and bool(np.all(np.abs(values) <= ir.INT_LIMIT))  # else: floats
         vtype: Type = int_type(int(values.min()), int(values.max())) if as_int else FloatT()
         ttype = TableT(decl.name, tuple(d.type for d in index), vtype)
         return Table(decl.name, index, values.astype(np.int64) if as_int else values, ttype)

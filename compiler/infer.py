@@ -72,7 +72,14 @@ class Typer:
 
     def check(self, node: ir.Node, env: Env) -> ir.Node:
         method = getattr(self, "_" + type(node).__name__.lower())
-        out = method(node, env)
+        try:
+            out = method(node, env)
+        except ir.IntOverflow as e:  # raised by this node's own bounds: its children passed
+            raise SpecError(
+                f"'{node.text}' can reach {ir.magnitude(e.bound)}, beyond the integers Sleuth "
+                f"computes with (at most 2**62 in size)", node.loc,
+                hint="narrow the bounds it is computed from, or compute in floats: "
+                     "float(...)") from None
         if not out.text:
             out.text = node.text
         if out.type is None:

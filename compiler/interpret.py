@@ -10,6 +10,7 @@ as its `Domain`; a data table (or a partly indexed one) as `TableView`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +64,9 @@ def _binary(node: ir.Binary, env):
     if op in ("<", "<=", ">", ">=") and isinstance(node.left.type, EnumT):
         labels = node.left.type.values
         a, b = labels.index(a), labels.index(b)
+    if isinstance(node.left.type, FloatT) != isinstance(node.right.type, FloatT) \
+            and op in ("==", "!=", "<", "<=", ">", ">="):
+        a, b = float(a), float(b)  # an int meets a float as a double, as in numpy
     if op == "==":
         return a == b
     if op == "!=":
@@ -88,7 +92,7 @@ def arithmetic(op: str, a: Any, b: Any, node: ir.Node) -> Any:
     if op in ("/", "//", "%") and b == 0:
         raise EvaluationError(f"division by zero in '{node.text}'", node.loc)
     if op == "/":
-        return a / b
+        return float(a) / float(b)  # doubles, as numpy divides (Python's int / is exact)
     if op == "//":
         return a // b
     if op == "%":
@@ -96,10 +100,13 @@ def arithmetic(op: str, a: Any, b: Any, node: ir.Node) -> Any:
     if op == "**":
         if isinstance(node.type, FloatT):
             try:
-                return float(a) ** b
+                out = float(a) ** float(b)
+                return math.nan if isinstance(out, complex) else out  # (-8) ** 0.5
             except ZeroDivisionError:
                 raise EvaluationError(f"zero to a negative power in '{node.text}'",
                                       node.loc) from None
+            except OverflowError:  # IEEE: too large is infinite, as numpy computes it
+                return math.inf if a > 0 or float(b) % 2 == 0 else -math.inf
         return a ** b
     raise AssertionError(op)
 

@@ -156,11 +156,34 @@ class TableT(Type):
         return f"table {self.name}"
 
 
-INT_LIMIT = 2**62
+INT_LIMIT = 2**62  # integers are computed in int64; this margin keeps every step exact
+
+
+class IntOverflow(ArithmeticError):
+    """An integer interval that leaves +-INT_LIMIT. The typer reports it as a SpecError at
+    the node whose bounds overflowed (infer.Typer.check)."""
+
+    def __init__(self, bound: int):
+        super().__init__(bound)
+        self.bound = bound
 
 
 def int_type(lo: int, hi: int) -> IntT:
-    return IntT(max(int(lo), -INT_LIMIT), min(int(hi), INT_LIMIT))
+    """The integer type with bounds lo..hi; IntOverflow when they leave +-INT_LIMIT."""
+    lo, hi = int(lo), int(hi)
+    if lo < -INT_LIMIT:
+        raise IntOverflow(lo)
+    if hi > INT_LIMIT:
+        raise IntOverflow(hi)
+    return IntT(lo, hi)
+
+
+def magnitude(v: int) -> str:
+    """An integer for a message: exact when short, else as a power of two (never fails,
+    whatever its size)."""
+    if abs(v) < 10**18:
+        return f"{v:,}"
+    return f"{'-' if v < 0 else ''}about 2**{abs(v).bit_length() - 1}"
 
 
 def component_types(t: Type) -> list[Type]:

@@ -147,8 +147,8 @@ def arith_type(op: str, x: ir.Node, y: ir.Node) -> Type:
     if op == "**":
         if b.lo < 0:
             return FloatT()
-        if b.hi > 62:
-            return int_type(-ir.INT_LIMIT, ir.INT_LIMIT)
+        if max(abs(a.lo), abs(a.hi)) >= 2 and b.hi > 62:  # 2**63 at least: no int64 holds it
+            raise ir.IntOverflow(max(abs(a.lo), abs(a.hi)) ** min(b.hi, 4096))
         if a.lo >= 0:
             corners = [base ** e for base in (a.lo, a.hi) for e in (b.lo, b.hi)]
             return int_type(min(corners), max(corners))

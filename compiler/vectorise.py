@@ -34,6 +34,7 @@ from sleuth.compiler.arrays import (
     element,
     equal,
     select,
+    wide_dtype,
 )
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS, Fold
 from sleuth.compiler.domains import Domain, domain_size, universe_size, unrank
@@ -132,7 +133,7 @@ class Compiler:
         return self.arithmetic(node, a, b)
 
     def arithmetic(self, node: ir.Binary, a: Fn, b: Fn) -> Fn:
-        op, dt = node.op, dtype_of(node.type)
+        op, dt = node.op, wide_dtype(node, node.left, node.right)
         rt = node.right.type
         may_be_zero = not isinstance(rt, IntT) or rt.lo <= 0 <= rt.hi
         if op in ("+", "-", "*"):

@@ -32,7 +32,7 @@ def _abs_type(typer, node):
 
 def _abs_kernel(compiler, node, args):
     dt = dtype_of(node.type)
-    return lambda ctx: np.abs(args[0](ctx)).astype(dt)
+    return lambda ctx: np.abs(np.asarray(args[0](ctx), dtype=dt))  # abs(-128) needs int16
 
 
 ABS = Builtin("abs", _abs_type, lambda node, v: abs(v[0]), _abs_kernel,
@@ -132,7 +132,10 @@ def _int_type(typer, node):
     if isinstance(t, IntT):
         return t
     if isinstance(t, FloatT):
-        return int_type(-ir.INT_LIMIT, ir.INT_LIMIT)
+        arg = node.args[0]
+        if isinstance(arg, ir.Const) and math.isfinite(arg.value):  # int(1e19): known now
+            return int_type(int(arg.value), int(arg.value))
+        return IntT(-ir.INT_LIMIT, ir.INT_LIMIT)  # saturates there: see _int_scalar
     if isinstance(t, EnumT):
         return IntT(0, len(t.values) - 1)  # the label's 0-based position
     raise SpecError(f"int() needs a number, a truth value or an enum value, not {t.show()}",
@@ -141,12 +144,22 @@ def _int_type(typer, node):
 
 def _int_scalar(node, v):
     t = node.args[0].type
+    if isinstance(t, FloatT):  # truncation, saturating at the integer range's ends
+        if math.isnan(v[0]):
+            raise EvaluationError(f"int() of NaN in '{node.text}'", node.loc)
+        return int(min(max(v[0], -ir.INT_LIMIT), ir.INT_LIMIT))
     return t.values.index(v[0]) if isinstance(t, EnumT) else int(v[0])
 
 
 def _int_kernel(compiler, node, args):
     if isinstance(node.args[0].type, FloatT):
-        return lambda ctx: np.trunc(args[0](ctx)).astype(np.int64)
+        limit = float(ir.INT_LIMIT)
+
+        def int_of_float(ctx):  # NaN (an error for the interpreter) becomes 0
+            x = np.nan_to_num(np.asarray(args[0](ctx), dtype=np.float64), nan=0.0)
+            return np.trunc(np.clip(x, -limit, limit)).astype(np.int64)
+
+        return int_of_float
     dt = dtype_of(node.type)
     return lambda ctx: np.asarray(args[0](ctx)).astype(dt)
 

@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 
 from sleuth.compiler import ir
-from sleuth.compiler.arrays import accumulate, all_of, dtype_of, equal
+from sleuth.compiler.arrays import accumulate, all_of, dtype_of, equal, wide_dtype
 from sleuth.compiler.builtins.aggregates import AGGREGATES, Fold
 from sleuth.compiler.builtins.record import Builtin, arity
 from sleuth.compiler.domains import domain_size, universe_size
@@ -216,11 +216,13 @@ def _reduce_kernel(compiler, node, args):
     if f in ("min", "max"):
         ufunc = np.minimum if f == "min" else np.maximum
         if len(args) >= 2:
+            wide = wide_dtype(node, *node.args)  # min(x, 128) with x an int8: not in int8
+
             def nary(ctx):
-                out = np.asarray(args[0](ctx)).astype(dt)
+                out = np.asarray(args[0](ctx), dtype=wide)
                 for g in args[1:]:
-                    out = ufunc(out, np.asarray(g(ctx)).astype(dt))
-                return out
+                    out = ufunc(out, np.asarray(g(ctx), dtype=wide))
+                return out.astype(dt, copy=False)
             return nary
         if isinstance(node.args[0].type.elem, IntT | FloatT):
             def fast(ctx):
