@@ -317,13 +317,7 @@ class FeedbackCoder:
             raise SpecError(f"the feedback of '{action.name}' has too many possible values "
                             f"({self.size:.3g}) to be coded as one integer", action.loc)
         self.dtype = np.dtype(np.int32) if self.size < 2**31 else np.dtype(np.int64)
-        self._str_rank = {}
-        for _, _, t, _ in self.components:
-            if isinstance(t, StrT):
-                lookup = np.full(max(len(strings), 1), 0, dtype=np.int64)
-                for k, s in enumerate(sorted(t.values)):
-                    lookup[strings.index(s)] = k
-                self._str_rank[id(t)] = lookup
+        self._str_rank: dict[StrT, np.ndarray] = {}  # string code -> rank, per string type
 
     def codes(self, ctx: Ctx, shape: tuple[int, int]) -> np.ndarray:
         """Evaluate every component in order; the (R, H) array of feedback codes."""
@@ -346,13 +340,23 @@ class FeedbackCoder:
                 out = np.add(np.multiply(out, radix(ct, self.strings), dtype=self.dtype),
                              self.component_code(ct, v), dtype=self.dtype)
             return out
-        if isinstance(t, IntT):
-            return np.subtract(value, t.lo, dtype=self.dtype)
+        if isinstance(t, IntT):  # in int64 first: a constant need not fit self.dtype
+            return np.subtract(value, t.lo, dtype=np.int64).astype(self.dtype, copy=False)
         if isinstance(t, StrT):
-            return self._str_rank[id(t)][value]
+            return self.string_ranks(t)[value]
         if isinstance(t, SetT | BoolT | EnumT):
             return np.asarray(value).astype(self.dtype)
         raise TypeError(t)
+
+    def string_ranks(self, t: StrT) -> np.ndarray:
+        """A string's rank among t's values, indexed by its code in the string table."""
+        lookup = self._str_rank.get(t)
+        if lookup is None:
+            lookup = np.full(max(len(self.strings), 1), 0, dtype=np.int64)
+            for k, s in enumerate(sorted(t.values)):
+                lookup[self.strings.index(s)] = k
+            self._str_rank[t] = lookup
+        return lookup
 
     def decode(self, code: int) -> dict[str, Any]:
         """A feedback code as {component: plain Python value}."""

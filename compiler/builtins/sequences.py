@@ -102,9 +102,15 @@ def _size_lower(lowering, node, args):
     return len(args[0]) if isinstance(args[0], tuple) else NotImplemented
 
 
-SIZE = Builtin("size", _size_type, lambda node, v: len(v[0]), _size_kernel, _size_lower,
-               examples=("size(t) + x", "size(s) * x", "size(0..x)"))
-LEN = Builtin("len", _size_type, lambda node, v: len(v[0]), _size_kernel, _size_lower,
+def _size_scalar(node, v):
+    if isinstance(node.args[0].type, DomainT):  # the value is the Domain itself
+        return domain_size(v[0])
+    return len(v[0])
+
+
+SIZE = Builtin("size", _size_type, _size_scalar, _size_kernel, _size_lower,
+               examples=("size(t) + x", "size(s) * x", "size(0..x)", "size(N) + x"))
+LEN = Builtin("len", _size_type, _size_scalar, _size_kernel, _size_lower,
               examples=("len(t) > x", "len(s) + y"))
 
 
