@@ -276,7 +276,7 @@ class Pool:
         jobs = iter(jobs)
         pending = True
         while True:
-            for k, slot in enumerate(self.slots):
+            for slot in self.slots:
                 if slot["job"] is None and pending:
                     job = next(jobs, None)
                     if job is None:

@@ -8,6 +8,11 @@ from collections.abc import Callable
 FALSE, TRUE = 0, 1
 
 
+# A gate absorbs a child gate of its own kind only up to this many grandchildren:
+# flattening every time makes a chain of n conjunctions (the "none yet" state of an
+# exactly-one DP) quadratic, 10^8 children for a group of 10,000 values.
+FLATTEN = 16
+
 class Circuit:
     """A hash-consed DAG of formulas: node 0 is false, 1 true; then variables and gates.
 
@@ -57,7 +62,7 @@ class Circuit:
             if x == neutral:
                 continue
             node = self.nodes[x]
-            if node[0] == op:
+            if node[0] == op and len(node[1]) <= FLATTEN:
                 children.update(node[1])
             else:
                 children.add(x)

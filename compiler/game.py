@@ -121,7 +121,7 @@ class Game:
         imported here, on first use, with the libraries it needs)."""
         from sleuth.compiler.symbolic import SymbolicSpace
 
-        return SymbolicSpace(self.model)
+        return SymbolicSpace(self.model, memory_mb=self.budget.memory_mb)
 
     def counter(self, name: str) -> Counter:
         """The counting backend `name` over this game's symbolic space (one per game)."""

@@ -311,7 +311,23 @@ class Typer:
             node.cond = self.boolean(node.cond, inner, "the 'if' filter")
         node.body = self.check(node.body, inner)
         node.extra = [self.check(x, env) for x in node.extra]
+        node.unroll = iterations * max(1, nested_unroll(node.body) + nested_unroll(node.cond))
+        if node.unroll > MAX_UNROLL:  # every unrolled step is Python work, in both meanings
+            raise SpecError(f"this generator evaluates its body {node.unroll:,} times, with the "
+                            f"generators nested in it: more than the {MAX_UNROLL:,} the "
+                            f"compiler unrolls", node.loc,
+                            hint="iterate smaller ranges, or count in closed form "
+                                 "(e.g. n * (n - 1) // 2)")
         node.type = aggregator.type(self, node, iterations)
         deps = frozenset().union(*(x.deps for x in ir.children(node)))
         node.deps = deps - loop_uids
         return node
+
+
+def nested_unroll(node: ir.Node | None) -> int:
+    """Body evaluations of the outermost generators within node (0 when there are none)."""
+    if node is None:
+        return 0
+    if isinstance(node, ir.Generator):
+        return node.unroll
+    return sum(nested_unroll(c) for c in ir.children(node))

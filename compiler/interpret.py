@@ -16,7 +16,7 @@ from typing import Any
 
 from sleuth.compiler import ir
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS
-from sleuth.compiler.domains import domain_values
+from sleuth.compiler.domains import domain_values, member
 from sleuth.compiler.errors import EvaluationError
 from sleuth.compiler.ir import EnumT, FloatT, IntT, SetT
 
@@ -115,12 +115,7 @@ def contains(container: Any, x: Any) -> bool:
     """Whether x is in a range, set, sequence or domain."""
     if isinstance(container, range | frozenset | tuple):
         return x in container
-    t = container.type  # a Domain
-    if isinstance(t, IntT):
-        return t.lo <= x <= t.hi
-    if isinstance(t, EnumT):
-        return x in t.values
-    return x in domain_values(container)
+    return member(container, x)  # a Domain
 
 
 def _ifexpr(node: ir.IfExpr, env):

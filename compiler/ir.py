@@ -298,6 +298,7 @@ class Generator(Node):
     loops: list[Loop]
     cond: Node | None
     extra: list[Node]
+    unroll: int = 1  # body evaluations, counting the generators nested in it (infer.py)
 
 
 @dataclass(eq=False)

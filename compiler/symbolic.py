@@ -13,6 +13,8 @@ classes of weight x models (solver/counted.py).
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,7 @@ from sleuth.compiler.boolean import TRUE, Lowering, Sym
 from sleuth.compiler.check import Model
 from sleuth.compiler.cnf import ClauseBuilder
 from sleuth.compiler.errors import SpecError
+from sleuth.compiler.guard import limited
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
 
@@ -29,9 +32,10 @@ from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
 class SymbolicSpace:
     """A model's hypotheses as an SDD, with counts, marginals, conditioning and sampling."""
 
-    def __init__(self, model: Model, vtree: str = "right"):
+    def __init__(self, model: Model, vtree: str = "right", memory_mb: int | None = None):
         self.memo = Memo()
         self.model = model
+        self.memory_mb = memory_mb  # the base diagram is compiled in a child under it
         self.lowering = Lowering(model)
         self.diagrams = DiagramBuilder(self.lowering, vtree)
         self.classes = self._weight_classes()
@@ -67,7 +71,22 @@ class SymbolicSpace:
     def base(self) -> SddNode:
         """All hypotheses: one value per one-hot group, and the constraints."""
         c = self.lowering.circuit
-        return self.diagrams(c.conj(*self.lowering.one_hot(), *self.constraints))
+        root = c.conj(*self.lowering.one_hot(), *self.constraints)
+        if self.memory_mb is None:
+            return self.diagrams(root)
+        with tempfile.TemporaryDirectory(prefix="sleuth-sdd-") as tmp:
+            path = os.path.join(tmp, "base.sdd").encode()
+
+            def compile_and_save() -> bool:
+                self.diagrams(root).save(path)
+                return True
+
+            limited(compile_and_save, self.memory_mb,
+                    f"compiling the decision diagram of '{self.model.game}' "
+                    f"({self.variables:,} variables)",
+                    hint="raise --memory-mb, narrow the params (--set), or count with "
+                         "--backend cnf or approx")
+            return self.diagrams.manager.read_sdd_file(path)
 
     @property
     def variables(self) -> int:

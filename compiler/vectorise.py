@@ -37,7 +37,7 @@ from sleuth.compiler.arrays import (
     wide_dtype,
 )
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS, Fold
-from sleuth.compiler.domains import Domain, domain_size, universe_size, unrank
+from sleuth.compiler.domains import Domain, domain_size, member_mask, universe_size, unrank
 from sleuth.compiler.ir import (
     HYP,
     ROW,
@@ -138,6 +138,11 @@ class Compiler:
         may_be_zero = not isinstance(rt, IntT) or rt.lo <= 0 <= rt.hi
         if op in ("+", "-", "*"):
             ufunc = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
+            if dt.kind == "f":
+                def float_op(ctx):  # inf * 0 is NaN, as in the interpreter: no warning
+                    with np.errstate(all="ignore"):
+                        return ufunc(a(ctx), b(ctx), dtype=dt)
+                return float_op
             return lambda ctx: ufunc(a(ctx), b(ctx), dtype=dt)
         if op in ("/", "//", "%"):
             ufunc = {"/": np.true_divide, "//": np.floor_divide, "%": np.remainder}[op]
@@ -146,7 +151,8 @@ class Compiler:
                 x, y = a(ctx), b(ctx)
                 if may_be_zero:
                     y = np.where(np.equal(y, 0), 1, y)
-                return ufunc(x, y, dtype=dt)
+                with np.errstate(all="ignore"):  # inf % 2 is NaN, as in the interpreter
+                    return ufunc(x, y, dtype=dt)
 
             return divide
         if isinstance(node.type, FloatT):
@@ -190,11 +196,8 @@ class Compiler:
             et = t.elem
             return lambda ctx: any_of([equal(et, x(ctx), e) for e in xs(ctx)])
         assert isinstance(t, DomainT)
-        if isinstance(t.elem, IntT):
-            lo, hi = t.elem.lo, t.elem.hi
-            return lambda ctx: np.logical_and(np.greater_equal(x(ctx), lo),
-                                              np.less_equal(x(ctx), hi))
-        return lambda ctx: np.True_
+        d = coll_node.ref[1]
+        return lambda ctx: member_mask(d, x(ctx))
 
     def _ifexpr(self, node: ir.IfExpr) -> Fn:
         c, a, b, t = self(node.cond), self(node.then), self(node.other), node.type

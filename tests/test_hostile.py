@@ -197,3 +197,71 @@ def test_written_files_get_ordinary_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+
+
+# -- found by benchmarks/fuzz.py, and part C's runaways
+
+RUNAWAY = """\
+game: Steps
+domains:
+  D: {range: "1..3"}
+  S2: {set: D, size: "2..3"}
+secret:
+  x: D
+  s: {set: D, size: "1..3"}
+queries:
+  q:
+    args: {g: {seq: D, len: 2}}
+    feedback: |-
+      EXPR
+"""
+
+
+def test_nested_generators_count_towards_the_unroll_limit():
+    """30,000 x 30,000 steps ran past 60 s in the compile-time interpreter."""
+    expr = "sum(count(i > j for j in 1..30000) for i in 1..30000)"
+    e = spec_error(RUNAWAY.replace("EXPR", f"if x < {expr} then 1 else 0"))
+    assert "900,000,000 times" in e.message and e.loc.line == 12
+
+
+@pytest.mark.parametrize("expr", [
+    "if s in S2 then 1 else 0",              # a set domain's sizes (the kernel said yes)
+    "if g[0] + 1 in D then 1 else 0",
+    "if size(D) + size(S2) > x then 1 else 0",  # size() of a domain in the interpreter
+    "if max(x, float(x) * 1e308 * 0) > 1 then 1 else 0",  # NaN: numpy's, not order's
+    "[\"a\", \"left\", \"a\"][x - 1]",         # strings inside a sequence in feedback
+    "if x > 1 then 4611686018427387904 else 4611686018427387903",  # wider than the codes
+])
+def test_fuzz_findings_agree_with_the_interpreter(expr):
+    g = load_game_text(RUNAWAY.replace("EXPR", expr), "f.yaml")
+    space = g.space("q")
+    for r in range(space.size):
+        args = space.value(r)
+        for h in range(g.hypotheses.size):
+            hyp = g.hypotheses.value(h)
+            assert g.kernel_feedback("q", args, hyp) == g.reference_feedback("q", args, hyp)
+
+
+def test_a_diagram_over_the_memory_budget_is_a_clean_error(tmp_path):
+    """bulls-and-cows digits=63 grew to 6.2 GB, then the C library exited: 'malloc failed'."""
+    done = subprocess.run([sys.executable, "-m", "sleuth", "check", "bulls-and-cows",
+                           "--set", "digits=63", "--memory-mb", "64"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "needs more than the 64 MiB memory budget" in done.stderr
+    assert "--memory-mb" in done.stderr
+
+
+def test_exactly_one_of_a_large_group_is_a_linear_circuit():
+    """Flattening every conjunction made it quadratic: 3.3 GB for 10,000 colours."""
+    from sleuth.compiler.symvalues import SymbolicAlgebra
+
+    def children(n: int) -> int:
+        algebra = SymbolicAlgebra()
+        c = algebra.circuit
+        bits = [c.new_var() for _ in range(n)]
+        algebra.fold_count(bits, cap=2)
+        return sum(len(node[1]) for node in c.nodes if node[0] in ("and", "or"))
+
+    small, large = children(1000), children(4000)
+    assert large < 5 * small  # linear: about 4x; quadratic would be 16x

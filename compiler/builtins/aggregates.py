@@ -49,6 +49,12 @@ class Fold:
         return out
 
 
+def is_nan(x: Any) -> bool:
+    """min/max meeting a NaN give NaN, as numpy's minimum/maximum do (Python's min/max
+    would depend on the order of the arguments)."""
+    return isinstance(x, float) and math.isnan(x)
+
+
 class Aggregator:
     name: ClassVar[str] = ""
     takes_default: ClassVar[bool] = False  # min, max, first: one default after the generator
@@ -286,7 +292,7 @@ class Min(_Extremum):
     examples = ("min(s[i] for i in 0..1 if s[i] > y, -1)", "min(abs(v - x) for v in t, 7)")
 
     def pick(self, acc, x):
-        return min(acc, x)
+        return math.nan if is_nan(acc) or is_nan(x) else min(acc, x)
 
 
 class Max(_Extremum):
@@ -294,7 +300,7 @@ class Max(_Extremum):
     examples = ("max(s[i] for i in 0..1 if s[i] != x, 9)", "max(s[i] - y for i in 0..1)")
 
     def pick(self, acc, x):
-        return max(acc, x)
+        return math.nan if is_nan(acc) or is_nan(x) else max(acc, x)
 
 
 class First(_Selection):

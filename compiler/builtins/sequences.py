@@ -5,6 +5,7 @@ sequence (the aggregates of builtins/aggregates.py over its items)."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -213,6 +214,8 @@ def _reduce_type(typer, node):
 
 def _reduce_scalar(node, v):
     if node.func in ("min", "max") and len(v) >= 2:
+        if any(isinstance(x, float) and math.isnan(x) for x in v):
+            return math.nan  # as numpy's minimum/maximum (Python's min/max: order-dependent)
         return min(v) if node.func == "min" else max(v)
     return AGGREGATES[node.func].scalar(list(v[0]), [], node)
 
