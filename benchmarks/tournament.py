@@ -8,7 +8,7 @@ tournament, `sleuth evaluate`'s exact average of the exhaustive strategy over
 *all* secrets is computed, to check that the sampled trials agree with it
 within sampling error.
 
-    python benchmarks/tournament.py [--trials 100] [--time-limit 0.1] [--workers 2]
+    python benchmarks/tournament.py [--trials 100] [--budget 0.1] [--workers 2]
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def exact(spec: str, params: dict, trials: list[dict]) -> tuple[float, float, in
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--time-limit", type=float, default=0.1)
+    parser.add_argument("--budget", dest="time_limit", type=float, default=0.1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
@@ -113,7 +113,7 @@ def main() -> None:
 def write_results(table: str, args: argparse.Namespace, games: int, elapsed: float) -> None:
     section = f"""## The tournament of Meng & Lucas on the spec library
 
-`python benchmarks/tournament.py --trials {args.trials} --time-limit {args.time_limit} \\
+`python benchmarks/tournament.py --trials {args.trials} --budget {args.time_limit} \\
 --workers {args.workers}` (it runs `sleuth bench`'s machinery): every single-player
 game of `specs/` at two sizes; {args.trials} seeded secrets per game, the same for every
 strategy; {args.time_limit} s per decision for sampled ISES (1,000 states) and SO-ISMCTS;

@@ -197,8 +197,20 @@ class Declarations:
         return self.enum(name, labels, self.reader.loc(node))
 
     def _data_path(self, node: Node) -> Path:
-        rel = self.reader.text(node, "a file name")
-        return Path(self.spec.file).parent / rel
+        return self.data_path(self.reader.text(node, "a file name"), self.reader.loc(node))
+
+    def data_path(self, name: str, loc: Loc) -> Path:
+        """A data file named in the spec, confined to the spec's folder: a spec from
+        elsewhere must not read /etc/passwd, nor ../ its way out (--data-anywhere lifts
+        it, for a spec one trusts)."""
+        folder = Path(self.spec.file).parent
+        path = folder / name
+        if not self.spec.doc.data_anywhere and not path.resolve().is_relative_to(
+                folder.resolve()):
+            raise SpecError(f"the data file '{name}' is outside the spec's folder", loc,
+                            hint="copy it next to the spec, or pass --data-anywhere if you "
+                                 "trust this spec")
+        return path
 
     def table(self, decl: Any) -> Table:
         index = [self.domain(n) for n in decl.index]
@@ -206,7 +218,7 @@ class Declarations:
             if not isinstance(d.type, IntT | EnumT | BoolT):
                 raise SpecError("table index domains must be ranges or enums",
                                 self.reader.loc(n))
-        path = Path(self.spec.file).parent / decl.file
+        path = self.data_path(decl.file, decl.loc)
         try:
             rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
         except OSError as err:

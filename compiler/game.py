@@ -66,9 +66,10 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
 
 
 def load_game(path: str | Path, overrides: dict[str, Any] | None = None,
-              budget: Budget | None = None) -> Game:
-    """Read, check and prepare a spec file (a path, or the name of a bundled spec)."""
-    doc = Document.from_path(spec_path(path))
+              budget: Budget | None = None, data_anywhere: bool = False) -> Game:
+    """Read, check and prepare a spec file (a path, or the name of a bundled spec).
+    Its data files must lie in its folder (or below), unless data_anywhere."""
+    doc = Document.from_path(spec_path(path), data_anywhere=data_anywhere)
     model = check_spec(read_spec(doc), overrides)
     return Game(model, budget or Budget())
 

@@ -68,9 +68,10 @@ class _Loader(yaml.SafeLoader):
 class Document:
     """A parsed YAML file: the node tree plus what is needed to locate text in it."""
 
-    def __init__(self, text: str, file: str):
+    def __init__(self, text: str, file: str, data_anywhere: bool = False):
         self.text = text
         self.file = file
+        self.data_anywhere = data_anywhere  # data files may lie outside the spec's folder
         try:
             self.root: Node | None = yaml.compose(text, Loader=_Loader)
         except _Refused as err:
@@ -87,7 +88,8 @@ class Document:
             self._check_tree(self.root)
 
     @classmethod
-    def from_path(cls, path: str | Path, what: str = "spec file") -> Document:
+    def from_path(cls, path: str | Path, what: str = "spec file",
+                  data_anywhere: bool = False) -> Document:
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
@@ -101,7 +103,7 @@ class Document:
             raise SpecError(f"no such {what}: {path}", hint=hint) from None
         except (OSError, UnicodeDecodeError) as err:
             raise SpecError(f"cannot read {what} {path}: {err}") from None
-        return cls(text, str(path))
+        return cls(text, str(path), data_anywhere)
 
     def loc(self, node: Node) -> Loc:
         mark = node.start_mark

@@ -66,7 +66,7 @@ def test_dask_local_cluster_equals_local_run():
 def test_bench_command_writes_results(tmp_path):
     result = CliRunner().invoke(cli, [
         "bench", f"{MASTERMIND}@pegs=3,colours=3", "--strategies", "entropy,ises-sampled",
-        "--trials", "3", "--time-limit", "0.05", "--out", str(tmp_path), "--json"],
+        "--trials", "3", "--budget", "0.05", "--out", str(tmp_path), "--json"],
         catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)

@@ -30,6 +30,8 @@ import numpy as np
 
 from sleuth.compiler.api import Game, SleuthError, load_game, show_value
 from sleuth.solver.evaluation.transcript import play_secret
+from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
+from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import applicable, make_strategy
 
@@ -45,13 +47,15 @@ class Task:
     strategy: str
     trial: int
     seed: int
-    time_limit: float  # seconds per decision (ises-sampled, ismcts)
+    time_limit: float  # seconds per decision (ises-sampled, ismcts): --budget
+    backend: str | None = None  # the information set's backend (None: chosen by size)
 
 
 def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable[str],
-               trials: int, seed: int, time_limit: float) -> list[Task]:
+               trials: int, seed: int, time_limit: float,
+               backend: str | None = None) -> list[Task]:
     """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial."""
-    return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit)
+    return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit, backend)
             for spec, params in specs for s in strategies for t in range(trials)]
 
 
@@ -89,12 +93,17 @@ def seeds(task: Task) -> tuple[np.random.SeedSequence, int, int]:
     return secret, int(strategy.generate_state(1)[0]), int(answers.generate_state(1)[0])
 
 
-def secret_of(game: Game, task: Task) -> int:
-    """The hypothesis trial `task.trial` plays: the same for every strategy."""
+def secret_of(game: Game, task: Task,
+              root: InformationSet | None = None) -> tuple[Game, int]:
+    """The hypothesis trial `task.trial` plays: the same for every strategy. From the
+    hypothesis table; from `root`, by its own sampler, when that lists none."""
     rng = np.random.default_rng(seeds(task)[0])
+    if root is not None and task.backend and not lists_hypotheses(task.backend):
+        drawn = root.draw(1, rng)
+        return drawn.game, int(drawn.index[0])
     if game.model.prior is None:
-        return int(rng.integers(game.hypotheses.size))
-    return int(rng.choice(game.hypotheses.size, p=game.prior))
+        return game, int(rng.integers(game.hypotheses.size))
+    return game, int(rng.choice(game.hypotheses.size, p=game.prior))
 
 
 def run_task(task: Task) -> dict[str, Any]:
@@ -103,12 +112,15 @@ def run_task(task: Task) -> dict[str, Any]:
     _, strategy_seed, answer_seed = seeds(task)
     strategy = make_strategy(task.strategy, candidates, seed=strategy_seed,
                              **applicable(task.strategy, {"budget": task.time_limit}))
-    secret = secret_of(game, task)
+    root = prior_belief(game, choose_backend(game, task.backend)) if task.backend else None
+    secret_game, secret = secret_of(game, task, root)
     start = time.perf_counter()
-    t = play_secret(game, strategy, secret, answer_seed, MAX_STEPS)
+    t = play_secret(game, strategy, secret, answer_seed, MAX_STEPS, root=root,
+                    secret_game=secret_game)
     return {"game": game.name, "spec": task.spec, "params": dict(task.params),
             "strategy": task.strategy, "trial": task.trial,
-            "secret": {k: show_value(v) for k, v in game.hypotheses.value(secret).items()},
+            "secret": {k: show_value(v) for k, v in
+                       secret_game.hypotheses.value(secret).items()},
             "steps": len(t.steps), "solved": t.solved,
             "seconds": round(time.perf_counter() - start, 4)}
 

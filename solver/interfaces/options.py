@@ -24,28 +24,35 @@ from sleuth.solver.strategies import (
 OVERRIDE_HELP = "Override a spec param, e.g. --set pegs=5 (repeatable)."
 
 
-def load(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int) -> Game:
+def load(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
+         data_anywhere: bool = False) -> Game:
     budget = Budget(max_hypotheses=max_hypotheses, memory_mb=memory_mb)
-    return load_game(spec, parse_overrides(overrides), budget)
+    return load_game(spec, parse_overrides(overrides), budget, data_anywhere)
 
 
 def split(kwargs: dict[str, Any]) -> tuple[Game, dict[str, Any]]:
     """The game named by a command's spec options, and the command's other options."""
     game = load(kwargs.pop("spec_path"), kwargs.pop("overrides"), kwargs.pop("max_hypotheses"),
-                kwargs.pop("memory_mb"))
+                kwargs.pop("memory_mb"), kwargs.pop("data_anywhere"))
     return game, kwargs
 
 
 def game_options(fn):
-    """--set, --max-hypotheses and --memory-mb, shared by every command that loads a spec."""
+    """The SPEC argument with load_options: every command that loads a spec."""
+    return click.argument("spec", type=click.Path(dir_okay=False))(load_options(fn))
+
+
+def load_options(fn):
+    """--set, --max-hypotheses, --memory-mb and --data-anywhere."""
+    fn = click.option("--data-anywhere", is_flag=True,
+                      help="Let the spec read data files outside its own folder.")(fn)
     fn = click.option("--memory-mb", type=click.IntRange(16), default=Budget.memory_mb,
                       show_default=True, help="Memory budget for feedback blocks.")(fn)
     fn = click.option("--max-hypotheses", type=click.IntRange(1),
                       default=Budget.max_hypotheses, show_default=True,
                       help="Largest hypothesis space the enumerated backend builds.")(fn)
-    fn = click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
-                      help=OVERRIDE_HELP)(fn)
-    return click.argument("spec", type=click.Path(dir_okay=False))(fn)
+    return click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
+                        help=OVERRIDE_HELP)(fn)
 
 
 def backend_option(fn):
@@ -103,6 +110,33 @@ def make_console(stderr: bool = False):
     probe = Console(stderr=stderr)
     return Console(stderr=stderr, markup=False, highlight=False,
                    width=None if probe.is_terminal else max(probe.width, 120))
+
+
+PAIRS_PER_SECOND = 4e7  # a first decision's scoring rate, measured on MM(5,6) and MM(5,7)
+SLOW_SECONDS = 10.0
+
+
+def warn_if_slow(strategy: Strategy, belief: Any) -> float | None:
+    """Say up front, on stderr, when one decision will take long; the estimate (s)."""
+    pairs = strategy.decision_pairs(belief)
+    if pairs is None:
+        return None
+    seconds = pairs / PAIRS_PER_SECOND
+    if seconds > SLOW_SECONDS:
+        console = make_console(stderr=True)
+        console.print(f"note: each decision of {strategy.name} scores about {pairs:.2g} "
+                      f"query x hypothesis pairs here: about {_duration(seconds)} for the "
+                      f"first, at ~{PAIRS_PER_SECOND:.0e} pairs/s. For a decision in about a "
+                      f"second, use --strategy ises-sampled --budget 1.")
+    return seconds
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
 
 
 @contextmanager

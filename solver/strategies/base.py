@@ -112,6 +112,11 @@ class Strategy:
         """The belief in the form this strategy works on: listed once small enough."""
         return belief.settled()
 
+    def decision_pairs(self, belief: AnyBelief) -> int | None:
+        """(query, hypothesis) pairs one decision scores from `belief`, when that is what
+        its time grows with; None for strategies bounded otherwise (a time budget)."""
+        return None
+
 
 # ----------------------------------------------------------------------------- scoring
 
@@ -134,6 +139,10 @@ class ScoringStrategy(Strategy):
         # Exhaustive scoring lists whenever the enumeration budget allows: the kernels
         # score far faster than one model count per query and feedback.
         return belief.settled(exhaustive=True)
+
+    def decision_pairs(self, belief: AnyBelief) -> int | None:
+        queries = sum(len(self.candidates.allowed(b, belief)) for b in self.candidates.blocks)
+        return queries * belief.size
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)

@@ -44,6 +44,9 @@ class ISESSampled(Entropy):
     def prepared(self, belief: AnyBelief) -> AnyBelief:
         return belief.settled()  # listed only up to its list_limit: states are sampled
 
+    def decision_pairs(self, belief: AnyBelief) -> int | None:
+        return None  # a sample of states, scored until the budget is spent
+
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
         belief = self.prepared(belief)

@@ -10,8 +10,10 @@ import click
 
 from sleuth.solver.evaluation.analysis import SAMPLE_ABOVE, SAMPLE_SIZE
 from sleuth.solver.evaluation.analysis import analyse as run_analysis
+from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.infoset.observe import query_text
 from sleuth.solver.interfaces.options import (
+    backend_option,
     game_options,
     make_console,
     make_from_options,
@@ -23,6 +25,7 @@ from sleuth.solver.interfaces.options import (
 
 @click.command()
 @game_options
+@backend_option
 @strategy_options
 @click.option("--secrets", type=click.IntRange(1), default=None,
               help="Entropy per round over a seeded sample of this many secrets (default: "
@@ -35,9 +38,10 @@ def analyse(spec: str, secrets: int | None, out: str | None, as_json: bool,
     """Is SPEC an interesting game? First moves, entropy per round, game lengths."""
     game, opts = split({"spec_path": spec, **kwargs})
     strategy = make_from_options(game, opts)
+    root = prior_belief(game, opts["backend"]) if opts["backend"] else None
     with status_line() as update:
         update(f"analysing {game.name} with {strategy.name}")
-        result = run_analysis(game, strategy, spec, secrets=secrets, seed=opts["seed"])
+        result = run_analysis(game, strategy, spec, root, secrets=secrets, seed=opts["seed"])
     data = result.to_json()
     if out:
         from sleuth.solver.evaluation.report import write_report  # loads matplotlib

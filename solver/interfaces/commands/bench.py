@@ -13,6 +13,7 @@ from sleuth.solver.evaluation.bench import make_tasks, parse_spec_sizes, size_la
 from sleuth.solver.evaluation.bench import run as run_tasks
 from sleuth.solver.evaluation.bench import summarise as summarise_bench
 from sleuth.solver.evaluation.bench import write_outputs as write_bench
+from sleuth.solver.infoset.backends import BACKENDS, backend_help
 from sleuth.solver.interfaces.options import OVERRIDE_HELP, make_console, progress_bar
 from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
 
@@ -23,9 +24,10 @@ from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
               help="Comma-separated strategies to compare.")
 @click.option("--trials", type=click.IntRange(1), default=100, show_default=True,
               help="Seeded secrets per game (the same for every strategy).")
-@click.option("--time-limit", type=click.FloatRange(0.0, min_open=True), default=0.1,
-              show_default=True,
+@click.option("--budget", "time_limit", type=click.FloatRange(0.0, min_open=True),
+              default=0.1, show_default=True,
               help=f"Seconds per decision for {', '.join(option_table()['budget'][1])}.")
+@click.option("--backend", type=click.Choice(BACKENDS), default=None, help=backend_help())
 @click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help=OVERRIDE_HELP)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
@@ -36,15 +38,15 @@ from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
               help="Write results.csv, results.json and the plot here.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def bench(specs: tuple[str, ...], strategies: str, trials: int, time_limit: float,
-          overrides: tuple[str, ...], seed: int, workers: int, scheduler: str | None,
-          out: str | None, as_json: bool) -> None:
+          backend: str | None, overrides: tuple[str, ...], seed: int, workers: int,
+          scheduler: str | None, out: str | None, as_json: bool) -> None:
     """A tournament: strategies against the same seeded secrets of each SPEC (a size of it:
     SPEC@name=value,...)."""
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     for name in names:
         strategy_class(name)  # an unknown name is an error before any work
     sized = parse_spec_sizes(specs, parse_overrides(overrides))  # all checked before work
-    tasks = make_tasks(sized, names, trials, seed, time_limit)
+    tasks = make_tasks(sized, names, trials, seed, time_limit, backend)
     with progress_bar(len(tasks), "bench") as advance:
         results = run_tasks(tasks, workers, scheduler, advance)
     rows = summarise_bench(results)

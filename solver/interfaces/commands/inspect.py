@@ -9,21 +9,50 @@ from typing import Any
 import click
 
 from sleuth.compiler.api import SleuthError, show_value
-from sleuth.solver.infoset.backends import choose_backend, prior_belief
+from sleuth.solver.infoset.backends import BACKENDS, choose_backend, prior_belief
 from sleuth.solver.infoset.observe import apply_event, read_observations
-from sleuth.solver.interfaces.options import backend_option, game_options, load, make_console, split
+from sleuth.solver.interfaces.options import (
+    backend_option,
+    game_options,
+    load,
+    load_options,
+    make_console,
+    split,
+)
 from sleuth.solver.interfaces.session import write_atomically
 from sleuth.solver.interfaces.summary import summarise
 
 
 @click.command()
-@game_options
+@click.argument("specs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@load_options
 @backend_option
-def check(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
-          backend: str | None) -> None:
-    """Validate SPEC and print a summary."""
-    game = load(spec, overrides, max_hypotheses, memory_mb)
-    print_summary(summarise(game, spec, choose_backend(game, backend)))
+@click.option("--json", "as_json", is_flag=True,
+              help="A JSON list on stdout: one object per spec, with its summary or error.")
+def check(specs: tuple[str, ...], overrides: tuple[str, ...], max_hypotheses: int,
+          memory_mb: int, data_anywhere: bool, backend: str | None, as_json: bool) -> None:
+    """Validate each SPEC and print its summary. Exit status 1 if any is invalid."""
+    results: list[dict[str, Any]] = []
+    for spec in specs:
+        try:
+            game = load(spec, overrides, max_hypotheses, memory_mb, data_anywhere)
+            summary = summarise(game, spec, choose_backend(game, backend))
+        except SleuthError as err:
+            loc = err.loc
+            results.append({"spec": spec, "ok": False, "error": {
+                "message": err.message, "hint": err.hint,
+                "location": None if loc is None else
+                {"file": loc.file, "line": loc.line, "column": loc.col}}})
+            if not as_json:
+                click.echo(f"error: {err}", err=True)
+            continue
+        results.append({"ok": True, **summary})
+        if not as_json:
+            print_summary(summary)
+    if as_json:
+        click.echo(json.dumps(results, indent=2, default=str))
+    if not all(r["ok"] for r in results):
+        raise SystemExit(1)
 
 
 @click.command()
@@ -33,9 +62,10 @@ def check(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb:
               help="Report the hypotheses left after these observations.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
-         backend: str | None, observations: str | None, as_json: bool) -> None:
+         data_anywhere: bool, backend: str | None, observations: str | None,
+         as_json: bool) -> None:
     """Hypotheses, entropy, queries and backend of SPEC (after OBSERVATIONS, if given)."""
-    game = load(spec, overrides, max_hypotheses, memory_mb)
+    game = load(spec, overrides, max_hypotheses, memory_mb, data_anywhere)
     backend = choose_backend(game, backend)
     summary = summarise(game, spec, backend)
     if observations:
@@ -93,14 +123,15 @@ def print_summary(s: dict[str, Any]) -> None:
               help="Condition on these observations (deterministic feedback only).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write here instead of stdout (atomically).")
+@click.option("--backend", type=click.Choice(BACKENDS), default="sdd", show_default=True,
+              help="With --to json: the backend that counts the hypotheses.")
 def compile_spec(spec: str, target: str, observations: str | None, output: str | None,
-                 **kwargs: Any) -> None:
+                 backend: str, **kwargs: Any) -> None:
     """Compile SPEC (and observations) to boolean form for external tools."""
     game, _ = split({"spec_path": spec, **kwargs})
     space = game.symbolic
-    facts = [space.fact(e.action, e.args, e.feedback) for e in
-             (read_observations(game, observations) if observations else [])
-             if _deterministic(e)]
+    events = read_observations(game, observations) if observations else []
+    facts = [space.fact(e.action, e.args, e.feedback) for e in events if _deterministic(e)]
     cnf = space.clauses(*facts)
     if target == "dimacs":
         text = cnf.dimacs([f"{game.name} ({spec}), params {json.dumps(game.model.params)}",
@@ -108,7 +139,11 @@ def compile_spec(spec: str, target: str, observations: str | None, output: str |
                            "(the secret's one-hot groups) are its hypotheses"])
     else:
         diagram = space.condition(space.base, *facts)
-        text = json.dumps({"game": game.name, "spec": spec, "hypotheses": space.count(diagram),
+        counted = prior_belief(game, backend)
+        for event in events:
+            counted = apply_event(counted, event)
+        text = json.dumps({"game": game.name, "spec": spec, "backend": backend,
+                           "hypotheses": counted.size,
                            "secret_variables": cnf.secret_vars, "variables": cnf.top,
                            "clauses": len(cnf.clauses), "diagram_nodes": diagram.size(),
                            "groups": [{**g, "values": [show_value(v) for v in g["values"]]}

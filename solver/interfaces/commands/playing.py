@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import click
+import numpy as np
 
 from sleuth.compiler.api import show_value
 from sleuth.solver.evaluation.transcript import parse_secret, play_secret
@@ -28,30 +29,43 @@ from sleuth.solver.interfaces.options import (
     split,
     status_line,
     strategy_options,
+    warn_if_slow,
 )
 from sleuth.solver.interfaces.play import Play, marginal_table
 from sleuth.solver.interfaces.session import Session
+
+SECRET_STREAM = 1  # --random-secret draws from seed stream (seed, 1)
 
 
 @click.command()
 @game_options
 @backend_option
 @strategy_options
-@click.option("--secret", "secret", multiple=True, required=True, metavar="NAME=VALUE",
+@click.option("--secret", "secret", multiple=True, metavar="NAME=VALUE",
               help="The hidden secret, e.g. --secret code=1122 (repeat for each variable).")
+@click.option("--random-secret", is_flag=True,
+              help="Draw the secret at random (by the prior), from --seed.")
 @click.option("--max-steps", type=click.IntRange(1), default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def solve(spec: str, secret: tuple[str, ...], max_steps: int, as_json: bool,
-          **kwargs: Any) -> None:
-    """Play one game of SPEC against a known secret and print the transcript."""
+def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: int,
+          as_json: bool, **kwargs: Any) -> None:
+    """Play one game of SPEC against a secret (given, or drawn) and print the transcript."""
+    if bool(secret) == random_secret:
+        raise click.UsageError("give the secret (--secret NAME=VALUE) or --random-secret")
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
     strategy = make_from_options(game, opts)
-    secret_game, index = parse_secret(game, secret, listed=lists_hypotheses(backend))
+    root = prior_belief(game, backend)
+    if random_secret:  # its own stream of the seed: not the strategy's
+        drawn = root.draw(1, np.random.default_rng([opts["seed"], SECRET_STREAM]))
+        secret_game, index = drawn.game, int(drawn.index[0])
+    else:
+        secret_game, index = parse_secret(game, secret, listed=lists_hypotheses(backend))
+    warn_if_slow(strategy, root)
     with status_line() as update:
         t = play_secret(game, strategy, index, opts["seed"], max_steps,
                         progress=lambda k: update(f"{strategy.name}: choosing query {k}"),
-                        root=prior_belief(game, backend), secret_game=secret_game)
+                        root=root, secret_game=secret_game)
     if as_json:
         click.echo(json.dumps({"spec": spec, "strategy": strategy.name, "backend": backend,
                                "guesses": opts["guesses"], **t.to_json()}, indent=2))
