@@ -1,6 +1,6 @@
 """Finite domains: their canonical order, and values as numpy arrays.
 
-Canonical order (DESIGN §3): ranges ascending, enums as listed, sets by size
+Canonical order (design §3): ranges ascending, enums as listed, sets by size
 then lexicographically, sequences and records lexicographically (first
 position / field most significant), multisets as their count sequences,
 lexicographically. Every domain can be *unranked*: a numpy

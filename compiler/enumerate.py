@@ -4,7 +4,7 @@
   most significant), built in chunks of ranks and filtered by the constraints,
   so memory stays proportional to what survives.
 * A query space lists a query's argument tuples in canonical order
-  (DESIGN §3), lazily in chunks of ranks, filtered by `legal`.
+  (design §3), lazily in chunks of ranks, filtered by `legal`.
 * Feedback is one integer per (query, hypothesis) pair: the components'
   codes in mixed radix from their static bounds. A partition of the
   hypotheses by a query is then a `bincount`.

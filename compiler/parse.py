@@ -90,10 +90,31 @@ def _syntax_error(text: str, err: UnexpectedInput, locate: Locator) -> SpecError
     else:
         what = f"unexpected {err.token.value!r}"
     hint = _bracket_hint(text, locate)
-    if getattr(err, "token", None) is not None and err.token.type == "COMP_OP":
+    token = getattr(err, "token", None)
+    if token is not None and token.type == "COMP_OP":
         hint = "comparisons do not chain: write 'a < b and b < c'"
+    elif isinstance(err, UnexpectedCharacters) and text[offset] == "=" \
+            and text[offset + 1:offset + 2] != "=":
+        hint = "'=' does not compare: write '==' (a spec assigns nothing)"
+    elif token is not None and token.value == "for" and _inside(text, offset, "["):
+        hint = ("there are no list comprehensions: give the 'for' to an aggregate, "
+                "e.g. sum(x * 2 for x in xs) or count(x > 1 for x in xs)")
     message = f"{what}; expected {wanted}" if wanted else what
     return SpecError(message, locate(min(offset, max(len(text) - 1, 0))), hint=hint)
+
+
+def _inside(text: str, offset: int, opener: str) -> bool:
+    """Whether offset lies inside an unclosed `opener` bracket."""
+    closer = {"[": "]", "(": ")"}[opener]
+    depth = 0
+    for ch in reversed(text[:offset]):
+        if ch == closer:
+            depth += 1
+        elif ch == opener:
+            if depth == 0:
+                return True
+            depth -= 1
+    return False
 
 
 def _terminal_text(name: str) -> str:

@@ -81,8 +81,11 @@ class Resolver:
             return _like(ir.Const(node.loc, node.name == "true"), node)
         b = scope.get(node.name)
         if b is None:
-            raise SpecError(f"unknown name '{node.name}'", node.loc,
-                            hint=did_you_mean(node.name, list(scope) + list(self.defs)))
+            hint = did_you_mean(node.name, list(scope) + list(self.defs))
+            if hint is None and node.name.isidentifier():
+                hint = (f"a string needs quotes: \"{node.name}\" (or, if '{node.name}' should "
+                        f"be an enum label, add it to the enum)")
+            raise SpecError(f"unknown name '{node.name}'", node.loc, hint=hint)
         if b.kind == "param":
             return _like(ir.Const(node.loc, b.value), node)
         if b.kind == "enum":
@@ -114,8 +117,10 @@ class Resolver:
         if node.func in self.defs:
             return self.inline(node, scope)
         if node.func not in BUILTINS:
-            raise SpecError(f"unknown function '{node.func}'", node.loc,
-                            hint=did_you_mean(node.func, list(BUILTINS) + list(self.defs)))
+            hint = did_you_mean(node.func, list(BUILTINS) + list(self.defs))
+            if node.func == "range":
+                hint = "a range is written a..b (both ends included), e.g. 'for i in 0..n-1'"
+            raise SpecError(f"unknown function '{node.func}'", node.loc, hint=hint)
         node.args = [self.resolve(a, scope) for a in node.args]
         return node
 

@@ -121,3 +121,56 @@ def test_a_slow_decision_is_announced_up_front(capsys):
     small = load_game("mastermind")
     assert warn_if_slow(make_strategy("entropy", Candidates(small)), Belief.prior(small)) < 1
     assert capsys.readouterr().err == ""
+
+
+HINT_SPEC = """\
+game: R
+domains:
+  D: {range: "0..5"}
+  K: {enum: [heavy, light]}
+secret:
+  x: D
+  k: K
+queries:
+  q:
+    args: {g: D}
+    feedback: |-
+      EXPR
+"""
+
+
+@pytest.mark.parametrize(("expr", "hint"), [
+    ("if x = g then 1 else 0", "write '=='"),
+    ("if x == g then yes else no", 'a string needs quotes: "yes"'),
+    ("sum([i for i in 0..x])", "no list comprehensions"),
+    ("count(x > i for i in range(3))", "a range is written a..b"),
+    ("if k == hevy then 1 else 0", "did you mean 'heavy'?"),
+])
+def test_common_slips_get_hints(expr, hint):
+    from sleuth.compiler.game import load_game_text
+
+    with pytest.raises(SpecError) as e:
+        load_game_text(HINT_SPEC.replace("EXPR", expr), "r.yaml")
+    assert hint in e.value.hint and e.value.loc.line == 12
+
+
+def test_belief_on_a_large_space_prints_a_summary_first():
+    args = ["belief", "clue", "--observations", "examples/clue-game.yaml"]
+    marginals = json.loads(invoke(*args, "--json").stdout)["marginals"]
+    summary = invoke(*args).stdout
+    settled = [f"{n} = {v}" for n, d in marginals.items() for v, p in d.items()
+               if p > 1 - 1e-12]
+    assert "owner[Rope] = envelope" in settled
+    flat = " ".join(summary.split())
+    assert all(s in flat for s in settled)
+    best = max(marginals["owner[Peacock]"].items(), key=lambda kv: kv[1])
+    assert f"owner[Peacock] {best[0]} {best[1]:.3f}" in flat
+    assert "--all prints them all" in summary
+    full = invoke(*args, "--all").stdout
+    assert "--all prints them all" not in full
+    assert len(full.splitlines()) > len(summary.splitlines()) + 100
+
+
+def test_belief_without_observations_is_the_prior():
+    data = json.loads(invoke("belief", "mastermind", "--json").stdout)
+    assert data["hypotheses"] == 1296 and data["observations"] == []

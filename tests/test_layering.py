@@ -1,4 +1,4 @@
-"""The architecture's rules, checked on the source (DESIGN §1, docs/architecture.md):
+"""The architecture's rules, checked on the source (design §1, docs/architecture.md):
 
 * `compiler` never imports `solver`;
 * the solver imports from the compiler only its public API, `sleuth.compiler.api`;

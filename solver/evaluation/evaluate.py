@@ -3,7 +3,7 @@
 The strategy is asked once per information set, not once per secret: the
 root belief is split by the chosen query's feedback, and each part is solved
 recursively. A secret's game length is the depth at which it finishes,
-counted by the convention of DESIGN §3: with `stop_when`, up to and
+counted by the convention of design §3: with `stop_when`, up to and
 including the query whose feedback satisfies it; otherwise until the goal
 variables have a single possible value. With `--secrets N` the same tree is
 walked only where the N sampled secrets go.

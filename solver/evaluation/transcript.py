@@ -2,7 +2,7 @@
 
 Deterministic feedback is computed by the kernels; a `response` is drawn
 from P(answer | secret) with a seeded generator, as the spec's responder
-would answer. The game ends by the counting convention of DESIGN §3
+would answer. The game ends by the counting convention of design §3
 (`stop_when` satisfied, or the goal variables determined), or after
 `max_steps` queries.
 """

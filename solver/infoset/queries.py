@@ -1,7 +1,7 @@
 """The queries a player may choose, in canonical order, and what each can reveal.
 
 `Candidates` lists every legal query of the spec (actions in declaration
-order, each action's argument tuples in canonical order, DESIGN §3). A query
+order, each action's argument tuples in canonical order, design §3). A query
 "can be a secret" when its arguments have exactly the secret variables'
 domains, in order (a guess that could be the code); such a query maps to a
 hypothesis, which is what tie-break K and `--guesses consistent` use.

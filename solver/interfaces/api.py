@@ -1,4 +1,4 @@
-"""The Python API: the operations of the command line as functions (DESIGN §6).
+"""The Python API: the operations of the command line as functions (design §6).
 
     import sleuth
     game = sleuth.load(NAME)                              # a bundled spec, or a path

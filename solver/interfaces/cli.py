@@ -1,4 +1,4 @@
-"""The `sleuth` command line (DESIGN §6). Errors become one message and exit status 1.
+"""The `sleuth` command line (design §6). Errors become one message and exit status 1.
 
 Commands live in `commands/` and are imported only when run: `sleuth --version`
 loads click alone, `sleuth check` the compiler, and only `analyse` and `bench`

@@ -226,4 +226,59 @@ def marginal_table(marginals: dict[str, dict[Any, float]]) -> Table:
     return table
 
 
-__all__ = ["Play", "marginal_table"]
+SUMMARY_ROWS = 30  # a full marginal table longer than this is summarised first
+TOP_VALUES = 3
+
+
+def marginal_summary(marginals: dict[str, dict[Any, float]]) -> list[Any]:
+    """What a large posterior comes to, as printable parts: the settled variables on one
+    line; each open variable's most likely values; and, where several variables range over
+    the same values (who holds each card), each value's most likely variables."""
+    settled = {n: v for n, d in marginals.items() for v, p in d.items() if p > 1 - 1e-12}
+    parts: list[Any] = []
+    if settled:
+        parts.append("settled: " + ", ".join(f"{n} = {format_value(v)}"
+                                             for n, v in settled.items()))
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("open variable")
+    table.add_column("most likely values")
+    for name, dist in marginals.items():
+        if name in settled:
+            continue
+        ranked = sorted(((p, v) for v, p in dist.items() if p > 0), key=lambda t: -t[0])
+        shown = "   ".join(f"{format_value(v)} {p:.3f}" for p, v in ranked[:TOP_VALUES])
+        more = len(ranked) - TOP_VALUES
+        table.add_row(name, shown + (f"   (+{more} more)" if more > 0 else ""))
+    if table.row_count:
+        parts.append(table)
+    by_value = _by_value(marginals, settled)
+    if by_value is not None:
+        parts.append(by_value)
+    return parts
+
+
+def _by_value(marginals: dict[str, dict[Any, float]], settled: dict[str, Any]) -> Table | None:
+    """For values shared by four variables or more: the variables most likely to take each."""
+    groups: dict[tuple, list[str]] = {}
+    for name, dist in marginals.items():
+        groups.setdefault(tuple(sorted(map(str, dist))), []).append(name)
+    names = max(groups.values(), key=len)
+    if len(names) < 4:
+        return None
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("value")
+    table.add_column("most likely held by (open variables)")
+    for value in marginals[names[0]]:
+        ranked = sorted(((marginals[n].get(value, 0.0), n) for n in names if n not in settled),
+                        key=lambda t: -t[0])
+        ranked = [(p, n) for p, n in ranked if p > 0][:TOP_VALUES]
+        if ranked:
+            table.add_row(format_value(value), "   ".join(f"{n} {p:.3f}" for p, n in ranked))
+    return table
+
+
+def table_rows(marginals: dict[str, dict[Any, float]]) -> int:
+    return sum(len(d) for d in marginals.values())
+
+
+__all__ = ["Play", "marginal_summary", "marginal_table", "table_rows"]

@@ -1,7 +1,7 @@
 """The strategy interface, declared options, and the scoring machinery with tie-break K.
 
 Scoring strategies score every allowed query by its outcome partition and
-take the best, with tie-break K (DESIGN §3): among equal scores prefer a
+take the best, with tie-break K (design §3): among equal scores prefer a
 query that is still a possible secret, then the first in canonical order.
 """
 

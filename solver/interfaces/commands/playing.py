@@ -31,7 +31,13 @@ from sleuth.solver.interfaces.options import (
     strategy_options,
     warn_if_slow,
 )
-from sleuth.solver.interfaces.play import Play, marginal_table
+from sleuth.solver.interfaces.play import (
+    SUMMARY_ROWS,
+    Play,
+    marginal_summary,
+    marginal_table,
+    table_rows,
+)
 from sleuth.solver.interfaces.session import Session
 
 SECRET_STREAM = 1  # --random-secret draws from seed stream (seed, 1)
@@ -93,20 +99,22 @@ def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: in
 @click.command()
 @game_options
 @backend_option
-@click.option("--observations", "observations", required=True,
+@click.option("--observations", "observations", default=None,
               type=click.Path(dir_okay=False),
-              help="YAML list of {query, args, feedback | answer}.")
+              help="YAML list of {query, args, feedback | answer} (none: the prior).")
 @click.option("--top", type=click.IntRange(0), default=5, show_default=True,
               help="How many of the most likely hypotheses to list.")
+@click.option("--all", "show_all", is_flag=True,
+              help="The full marginal table, even when it is long (else a summary).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def belief(spec: str, observations: str, top: int, as_json: bool, backend: str | None,
-           **kwargs: Any) -> None:
+def belief(spec: str, observations: str | None, top: int, show_all: bool, as_json: bool,
+           backend: str | None, **kwargs: Any) -> None:
     """Posterior of SPEC's secret after the observations in a file."""
     game, _ = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, backend)
     current = prior_belief(game, backend)
     steps = []
-    for event in read_observations(game, observations):
+    for event in read_observations(game, observations) if observations else []:
         start = time.perf_counter()
         after = apply_event(current, event)
         steps.append({**event.to_data(), "remaining": after.size,
@@ -138,7 +146,13 @@ def belief(spec: str, observations: str, top: int, as_json: bool, backend: str |
         ev = read_outcome_text(s)
         console.print(f"  {k}. {ev}: {s['remaining']:,} remain, "
                       f"{s['information_bits']:.4f} bits gained")
-    console.print(marginal_table(marginals))
+    if show_all or table_rows(marginals) <= SUMMARY_ROWS:
+        console.print(marginal_table(marginals))
+    else:
+        for part in marginal_summary(marginals):
+            console.print(part)
+        console.print(f"(a summary of {table_rows(marginals):,} marginal rows: --all "
+                      f"prints them all)")
     for h, p in current.top(top):
         console.print(f"  {p:7.2%}  " + ", ".join(f"{k} = {format_value(v)}"
                                                   for k, v in h.items()))
