@@ -167,3 +167,63 @@ def test_json_lines_for_programs():
     assert records[0]["remaining"] == 1296
     assert records[1]["suggestion"] == {"query": "guess", "args": {"g": [1, 1, 2, 2]}}
     assert any(r.get("remaining") == 208 for r in records)
+
+
+def test_a_solved_game_can_be_undone_and_reopened(tmp_path):
+    """A wrong winning feedback: the session stays open; undo takes it back, and a solved
+    session file reopens with undo available."""
+    session = tmp_path / "s.json"
+    status, out = run_script(["play guess 1234", "4 0", "play guess 1111", "undo", "quit"],
+                             session)
+    assert "solved in 1 query: code = [1, 2, 3, 4]" in out
+    assert "the game is solved" in out  # 'play' refused while solved
+    assert "undone: guess g=[1, 2, 3, 4] -> black=4 white=0" in out
+    assert json.loads(session.read_text())["steps"] == []
+    run_script(["play guess 1234", "4 0", "quit"], session)
+    status, out = run_script(["undo", "play guess 1122", "1 1", "quit"], session)
+    assert "resumed 1 step(s)" in out and "solved in 1 query" in out
+    steps = json.loads(session.read_text())["steps"]
+    assert steps == [{"query": "guess", "args": {"g": [1, 1, 2, 2]},
+                      "feedback": {"black": 1, "white": 1}}]
+
+
+def test_help_lists_every_command_with_an_example_and_typos_show_what_can_occur():
+    status, out = run_script(["help", "0 9", "quit"])
+    for command in ("FEEDBACK", "play QUERY ARGS", "undo", "show", "help", "quit"):
+        assert f"\n  {command} " in out
+    assert "e.g. 'play guess g=[1, 1, 2, 2]'" in out
+    assert re.search(r"e\.g\. '\d \d' or 'black=\d white=\d'", out)
+    # white=9 is within its static bounds, but no code gives it: say what can occur
+    assert "for this query, black is 0..4 and white is 0..4" in out
+
+
+def test_play_has_line_editing_and_history(tmp_path):
+    """In a terminal, arrow keys edit the line (readline): 'qit', two lefts, 'u' is 'quit'."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: sleuth play in the terminal
+        os.environ["HOME"] = str(tmp_path)
+        os.execvp(sys.executable, [sys.executable, "-m", "sleuth", "play", "counterfeit-coin"])
+    out = b""
+
+    def drain(until: bytes, timeout: float = 30.0) -> None:
+        nonlocal out
+        end = time.time() + timeout
+        while until not in out and time.time() < end:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                out += chunk
+
+    drain(b"-> ")
+    os.write(fd, b"qit\x1b[D\x1b[Du\r")
+    drain(b"bye")
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and b"bye" in out
+    assert (tmp_path / ".sleuth_history").read_text().splitlines()[-1] == "quit"

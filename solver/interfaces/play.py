@@ -5,7 +5,7 @@ the strategy's suggestion. The person types the feedback (or answer) they got
 for it, or one of:
 
     play QUERY ARGS   play a different query (its feedback comes next)
-    undo              forget the last step
+    undo              forget the last step (a solved game stays open for it)
     show              the marginals of every secret variable
     help, quit
 
@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -38,9 +39,6 @@ from sleuth.solver.infoset.observe import (
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
-
-HELP = """type the feedback you got for the suggested query (components in order, or
-name=value), or: play QUERY ARGS (a different query), undo, show, help, quit"""
 
 Reader = Callable[[str], "str | None"]
 
@@ -85,17 +83,26 @@ class Play:
     # -- the loop
 
     def run(self, read: Reader) -> int:
-        """Play until solved, quit or end of input; returns the exit status."""
+        """Play until quit or end of input; returns the exit status. A solved game stays
+        open: a wrong winning feedback can still be undone."""
         if self.events:
             self.say(f"resumed {len(self.events)} step(s) from {self.session.path}")
         pending: Query | None = None
-        while not self.solved:
-            if pending is None:
-                self.show_state()
-                pending = self.choose()
-                self.suggest(pending)
-            args = self.strategy.candidates.args(pending)
-            line = read(f"{query_text(pending.action, args)} -> ")
+        announced = False
+        while True:
+            if self.solved:
+                if not announced:
+                    self.finish()
+                    announced = True
+                prompt = "solved (undo, show, help or quit) > "
+            else:
+                announced = False
+                if pending is None:
+                    self.show_state()
+                    pending = self.choose()
+                    self.suggest(pending)
+                prompt = f"{query_text(pending.action, self.strategy.candidates.args(pending))} -> "
+            line = read(prompt)
             if line is None:
                 self.say(self._saved("input ended"))
                 return 0
@@ -108,23 +115,86 @@ class Play:
                     self.say(self._saved("bye"))
                     return 0
                 if word == "help":
-                    self.say(HELP)
+                    self.say(self.help_text(pending))
                 elif word == "undo":
                     self.undo()
                     pending = None
                 elif word == "show":
                     self.show_marginals()
+                elif self.solved:
+                    raise SleuthError(f"the game is solved: '{word}' needs an open game",
+                                      hint="undo (if the last feedback was wrong), or quit")
                 elif word == "play":
                     action, args = parse_query_text(self.game, line.split(None, 1)[1]
                                                     if " " in line else "")
                     pending = Query(action, self.game.space(action).rank(args))
                 else:
-                    self.record(parse_outcome_text(self.game, pending.action, args, line))
+                    args = self.strategy.candidates.args(pending)
+                    try:
+                        self.record(parse_outcome_text(self.game, pending.action, args, line))
+                    except SleuthError as err:
+                        can = self.occurring_text(pending)
+                        if can:  # the values that can still occur, not the static bounds
+                            err.hint = "; ".join(x for x in (f"for this query, {can}",
+                                                             err.hint) if x)
+                        raise
                     pending = None
             except SleuthError as err:
                 self.say(f"error: {err}")
-        self.finish()
-        return 0
+
+    def occurring(self, query: Query) -> list[dict[str, Any]]:
+        """The feedbacks the query can still get, most frequent first ([] when the belief is
+        not listed, or the query has random answers)."""
+        listed = self.belief.listing()
+        if listed is None or self.game.model.action(query.action).feedback is None:
+            return []
+        counts = self.game.partition_counts(query.action, np.array([query.rank]),
+                                            listed.index)[0]
+        coder = self.game.coder(query.action)
+        return [coder.decode(int(c)) for c in np.argsort(-counts, kind="stable")
+                if counts[c] > 0]
+
+    def occurring_text(self, query: Query) -> str:
+        seen: dict[str, set] = {}
+        for feedback in self.occurring(query):
+            for k, v in feedback.items():
+                seen.setdefault(k, set()).add(v)
+        parts = []
+        for k, values in seen.items():
+            ordered = sorted(values, key=str) if not all(
+                isinstance(v, int) for v in values) else sorted(values)
+            if all(isinstance(v, int) and not isinstance(v, bool) for v in ordered) \
+                    and ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 2:
+                parts.append(f"{k} is {ordered[0]}..{ordered[-1]}")
+            else:
+                shown = ", ".join(str(format_value(v)) for v in ordered[:10])
+                parts.append(f"{k} is one of {shown}" + (" ..." if len(ordered) > 10 else ""))
+        return " and ".join(parts) + (" (the values that can still occur)" if parts else "")
+
+    def help_text(self, pending: Query | None) -> str:
+        """Every command, each with an example drawn from this game."""
+        query = pending or self.choose()
+        args = self.strategy.candidates.args(query)
+        action = self.game.model.action(query.action)
+        if action.feedback is not None:
+            likely = self.occurring(query)
+            example = likely[0] if likely else self.game.coder(query.action).decode(0)
+            positional = " ".join(str(format_value(v)) for v in example.values())
+            named = " ".join(f"{k}={format_value(v)}" for k, v in example.items())
+            outcome = f"the feedback, e.g. '{positional}' or '{named}'"
+        else:
+            outcome = "the answer you were given, e.g. one value of " \
+                      f"{action.response.answer.domain.describe()}"
+        rows = [
+            ("FEEDBACK", f"{outcome} (for the query at the prompt)"),
+            ("play QUERY ARGS",
+             f"play another query, e.g. 'play {query_text(query.action, args)}'"),
+            ("undo", "take back the last step, also the one that solved the game"),
+            ("show", "the marginals of every secret variable"),
+            ("help", "this list"),
+            ("quit", "stop; the session file (--session) keeps every step"),
+        ]
+        return "commands:\n" + "\n".join(f"  {k:<16} {v}" for k, v in rows)
 
     def choose(self) -> Query:
         if self.console.is_terminal and not self.as_json:

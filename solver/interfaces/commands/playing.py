@@ -158,6 +158,35 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, as_jso
                                                   for k, v in h.items()))
 
 
+HISTORY = "~/.sleuth_history"
+
+
+def enable_line_editing() -> None:
+    """Line editing and history at the prompt (readline, where Python has it), kept across
+    sessions in ~/.sleuth_history."""
+    import atexit
+    import os
+
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: plain input
+        return
+    path = os.path.expanduser(HISTORY)
+    try:
+        readline.read_history_file(path)
+    except OSError:
+        pass
+    readline.set_history_length(1000)
+
+    def save() -> None:
+        try:
+            readline.write_history_file(path)
+        except OSError:
+            pass
+
+    atexit.register(save)
+
+
 def read_outcome_text(step: dict[str, Any]) -> str:
     outcome = (feedback_text(step["feedback"]) if "feedback" in step
                else format_value(step["answer"]))
@@ -181,6 +210,8 @@ def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> N
     root = prior_belief(game, choose_backend(game, opts["backend"]))
     state = Play(game, strategy, session, console, as_json, root)
     interactive = sys.stdin.isatty()
+    if interactive:
+        enable_line_editing()
 
     def read(prompt: str) -> str | None:
         if interactive:
