@@ -96,6 +96,7 @@ class Model:
     max_queries: int | None
     strings: tuple[str, ...] = ()
     tables: dict[str, Table] = field(default_factory=dict)
+    confidence: float | None = None  # goal: {confidence: p}; None: until determined
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -185,7 +186,8 @@ class Checker(Declarations):
         self.stop_when(queries, scope)
         return Model(spec.file, spec.game, spec.about, dict(self.params), dict(self.domains),
                      secret, constraints, prior, queries, observations, identify,
-                     spec.goal.max_queries, tuple(sorted(self.strings)), dict(self.tables))
+                     spec.goal.max_queries, tuple(sorted(self.strings)), dict(self.tables),
+                     spec.goal.confidence)
 
     def var(self, decl: VarDecl, what: str, finite: bool = True) -> Var:
         d = self.domain(decl.domain)

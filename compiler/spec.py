@@ -23,7 +23,7 @@ TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "qu
             "observations", "goal", "data")
 ACTION_KEYS = ("args", "legal", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood")
-GOAL_KEYS = ("identify", "stop_when", "max_queries")
+GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 DEF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(\s*([^()]*?)\s*\)\s*$")
 RESERVED = {"if", "then", "else", "and", "or", "not", "in", "for", "true", "false"}
@@ -72,6 +72,7 @@ class Goal:
     identify: list[tuple[str, Loc]] | None
     stop_when: ir.Node | None
     max_queries: int | None
+    confidence: float | None = None  # stop when the goal's most likely value is this likely
 
 
 @dataclass
@@ -328,7 +329,19 @@ def _read_goal(r: Reader, node: Node) -> Goal:
             raise SpecError("max_queries must be a positive integer",
                             r.loc(fields["max_queries"][1]))
     stop = r.expr(fields["stop_when"][1], "stop_when") if "stop_when" in fields else None
-    return Goal(identify, stop, max_q)
+    confidence = None
+    if "confidence" in fields:
+        confidence = r.scalar(fields["confidence"][1], "confidence")
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float) \
+                or not 0 < confidence <= 1:
+            raise SpecError("confidence must be a probability in (0, 1]",
+                            r.loc(fields["confidence"][1]),
+                            hint="e.g. goal: {identify: [person], confidence: 0.95}")
+        if stop is not None:
+            raise SpecError("a goal has either stop_when or confidence, not both",
+                            r.loc(fields["confidence"][1]))
+        confidence = float(confidence)
+    return Goal(identify, stop, max_q, confidence)
 
 
 def _read_data(r: Reader, node: Node) -> dict[str, TableDecl]:

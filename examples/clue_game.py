@@ -3,12 +3,13 @@
 Deals the 21 cards (seeded; you are p1 holding Plum, Knife and Library, as in
 the spec's params), then plays rounds of suggestions: yours (`suggest`, and
 the card shown to you as a `shown` fact) and the other players'
-(`suggestion`, where only who showed is seen). Writes the observations to
-examples/clue-game.yaml, then runs `sleuth belief` on it and prints, per
-step, the deals left and the time the update took, and finally the envelope
-column. Output is in docs/clue.md.
+(`suggestion`, where only who showed is seen). Writes the observations to a
+temporary file (to examples/clue-game.yaml, which the docs use, with
+--write-docs), then runs `sleuth belief` on it and prints, per step, the
+deals left and the time the update took, and finally the envelope column.
+Output is in docs/clue.md.
 
-    python examples/clue_game.py [--rounds 3] [--seed 7]
+    python examples/clue_game.py [--rounds 3] [--seed 7] [--write-docs]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +78,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write-docs", action="store_true",
+                        help=f"write the observations to {OUT.relative_to(ROOT)}")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     owner = deal(rng)
@@ -83,10 +87,13 @@ def main() -> None:
     header = (f"# A scripted Clue game (examples/clue_game.py --rounds {args.rounds} --seed "
               f"{args.seed}):\n# you are p1; the envelope holds "
               f"{', '.join(c for c, o in owner.items() if o == 'envelope')}.\n")
-    OUT.write_text(header + yaml.safe_dump(steps, sort_keys=False, default_flow_style=None))
-    out = subprocess.run([sys.executable, "-m", "sleuth", "belief", str(SPEC),
-                          "--observations", str(OUT), "--json"], capture_output=True,
-                         text=True, check=True, cwd=ROOT)
+    text = header + yaml.safe_dump(steps, sort_keys=False, default_flow_style=None)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = OUT if args.write_docs else Path(tmp) / OUT.name
+        path.write_text(text)
+        out = subprocess.run([sys.executable, "-m", "sleuth", "belief", str(SPEC),
+                              "--observations", str(path), "--json"], capture_output=True,
+                             text=True, check=True, cwd=ROOT)
     data = json.loads(out.stdout)
     for k, s in enumerate(data["observations"], 1):
         a = s["args"]

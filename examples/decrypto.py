@@ -28,7 +28,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from outputs import figure
+from outputs import figure, output_args, plot_dir, shown
 
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.belief import Belief
@@ -72,29 +72,29 @@ def clues_event(clues: list[str]) -> Event:
 
 
 def play(games: int, rounds: int, seed: int, workers: int = 2) -> dict[str, np.ndarray]:
-    """The games in `workers` processes, each a block of games with its own spawned seed
-    (so the result depends on the seed and the number of workers, not on timing)."""
-    blocks = [games // workers + (k < games % workers) for k in range(workers)]
-    seeds = np.random.SeedSequence(seed).spawn(workers)
+    """The games in `workers` processes; each game has its own spawned seed, so the result
+    depends on the seed only, not on the number of workers or on timing."""
+    seeds = np.random.SeedSequence(seed).spawn(games)
+    blocks = [seeds[k::workers] for k in range(workers)]
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        parts = list(pool.map(play_block, blocks, seeds, [rounds] * workers))
+        parts = list(pool.map(play_block, blocks, [rounds] * workers))
     total = {k: sum(part[k] for part in parts) for k in parts[0]}
     return {"own": total["own"] / games, "clear": total["clear"] / games,
             "clear_right": total["clear_right"], "clear_count": total["clear"],
             "spy": total["spy"] / games, "spy_p": total["spy_p"] / games}
 
 
-def play_block(games: int, seed: np.random.SeedSequence, rounds: int) -> dict[str, np.ndarray]:
-    """Counts over `games` games: own team right, clues all clear, right when clear,
-    interceptor right, and the sum of the interceptor's MAP probabilities, per round."""
-    rng = np.random.default_rng(seed)
+def play_block(seeds: list[np.random.SeedSequence], rounds: int) -> dict[str, np.ndarray]:
+    """Counts over the games of these seeds: own team right, clues all clear, right when
+    clear, interceptor right, and the sum of the interceptor's MAP probabilities, per round."""
     own_right = np.zeros(rounds)
     own_clear = np.zeros(rounds)  # each clue scores highest with its own keyword
     own_right_when_clear = np.zeros(rounds)
     spy_right = np.zeros(rounds)
     spy_p = np.zeros(rounds)
     prior = Belief.prior(GAME)
-    for _ in range(games):
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
         keywords = [int(w) for w in rng.choice(len(WORDS), 4, replace=False)]
         own = apply_event(prior, Event("keywords_known",
                                        {"known": tuple(WORDS[w] for w in keywords)},
@@ -126,8 +126,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--plot", default=str(ROOT / "docs" / "results" / "decrypto.png"),
-                        help="where to draw the accuracy per round")
+    output_args(parser)
     args = parser.parse_args()
     start = time.perf_counter()
     out = play(args.games, args.rounds, args.seed, args.workers)
@@ -142,9 +141,12 @@ def main() -> None:
         print(f"{r + 1:>5}  {out['own'][r]:>14.3f}  ({out['clear'][r]:.3f}, "
               f"{int(out['clear_right'][r])}/{clear})  {out['spy'][r]:>25.3f}  "
               f"({out['spy_p'][r]:.3f})  ±{half:.3f}")
-    with figure(Path(args.plot)) as (_, ax):
-        draw_accuracy(ax, out, n)
-    print(f"[{time.perf_counter() - start:.0f} s]; accuracy drawn in {args.plot}")
+    folder = plot_dir(args)
+    if folder:
+        with figure(folder / "decrypto.png") as (_, ax):
+            draw_accuracy(ax, out, n)
+        print(f"accuracy drawn in {shown(folder / 'decrypto.png')}")
+    print(f"[{time.perf_counter() - start:.0f} s]")
 
 
 def draw_accuracy(ax, out: dict[str, np.ndarray], n: int) -> None:

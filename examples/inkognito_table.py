@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from outputs import figure
+from outputs import figure, output_args, plot_dir, shown
 
 from sleuth.compiler import load_game
 from sleuth.solver.evaluation.transcript import outcome
@@ -113,14 +113,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--plot", default=str(ROOT / "docs" / "results" / "inkognito-table.png"),
-                        help="where to draw the distribution of questions needed")
+    output_args(parser)
     args = parser.parse_args()
     part_one()
     joint, alone = part_two(args.games, args.seed)
-    with figure(Path(args.plot)) as (_, ax):
-        draw_histogram(ax, joint, alone)
-    print(f"  histogram drawn in {args.plot}")
+    folder = plot_dir(args)
+    if folder:
+        with figure(folder / "inkognito-table.png") as (_, ax):
+            draw_histogram(ax, joint, alone)
+        print(f"  histogram drawn in {shown(folder / 'inkognito-table.png')}")
 
 
 def draw_histogram(ax, joint: np.ndarray, alone: np.ndarray) -> None:

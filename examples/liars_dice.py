@@ -38,7 +38,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from outputs import figure, wilson
+from outputs import figure, output_args, plot_dir, shown, wilson
 
 from sleuth.compiler import load_game
 from sleuth.compiler.game import Game
@@ -186,10 +186,9 @@ def next_in(dice: list[int], player: int) -> int:
     return j
 
 
-def play_block(games: int, seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
-    """Winners' seats for `games` games with EI in seat 0, and for the same seeds with
-    ZI there (each game's own seed, so both runs deal the same first rolls)."""
-    seeds = seed.spawn(games)
+def play_block(seeds: list[np.random.SeedSequence]) -> dict[str, np.ndarray]:
+    """Winners' seats for the games of these seeds with EI in seat 0, and for the same seeds
+    with ZI there (each game's own seed, so both runs deal the same first rolls)."""
     wins = {"ei": np.zeros(PLAYERS, dtype=np.int64), "zi": np.zeros(PLAYERS, dtype=np.int64)}
     for s in seeds:
         wins["ei"][play_game(np.random.default_rng(s), 0)] += 1
@@ -198,10 +197,11 @@ def play_block(games: int, seed: np.random.SeedSequence) -> dict[str, np.ndarray
 
 
 def play(games: int, seed: int, workers: int) -> dict[str, np.ndarray]:
-    blocks = [games // workers + (k < games % workers) for k in range(workers)]
-    seeds = np.random.SeedSequence(seed).spawn(workers)
+    """The games in `workers` processes; each game has its own spawned seed, so the result
+    depends on the seed only, not on the number of workers."""
+    seeds = np.random.SeedSequence(seed).spawn(games)
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        parts = list(pool.map(play_block, blocks, seeds))
+        parts = list(pool.map(play_block, [seeds[k::workers] for k in range(workers)]))
     return {k: sum(part[k] for part in parts) for k in parts[0]}
 
 
@@ -247,7 +247,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--plot", default=str(PLOT), help="where to draw the win rates")
+    output_args(parser)
     args = parser.parse_args()
     start = time.perf_counter()
     walk_through(args.seed)
@@ -261,9 +261,12 @@ def main() -> None:
         lo, hi = wilson(int(w[0]), n)
         print(f"{label:<32} seat 0 wins {w[0] / n:.3f} (95 % CI {lo:.3f}-{hi:.3f});"
               f" seats 1, 2: {w[1] / n:.3f}, {w[2] / n:.3f}")
-    with figure(Path(args.plot)) as (_, ax):
-        draw_wins(ax, wins, n)
-    print(f"[{time.perf_counter() - start:.0f} s]; win rates drawn in {args.plot}")
+    folder = plot_dir(args)
+    if folder:
+        with figure(folder / PLOT.name) as (_, ax):
+            draw_wins(ax, wins, n)
+        print(f"win rates drawn in {shown(folder / PLOT.name)}")
+    print(f"[{time.perf_counter() - start:.0f} s]")
 
 
 def draw_wins(ax, wins: dict[str, np.ndarray], n: int) -> None:

@@ -60,11 +60,13 @@ non-spy speakers (their claims' `public` fields are kept as recorded). Plots:
 docs/results/spyfall-beliefs.png (a sample game) and docs/results/spyfall-ig.png.
 
     python examples/spyfall.py [--games 1000] [--seed 0] [--workers 2] [--rounds 3]
-        [--sample 100] [--consensus 0.5] [--dynamic LO HI] [--set lambda=0.3] [--no-plots]
+        [--sample 100] [--consensus 0.5] [--dynamic LO HI] [--set lambda=0.3]
+        [--plot DIR | --write-docs]
 
 It prints the win-rate tables (with 95 % intervals), the outcome fractions,
 the turn-wise information gains, the aggregate gains and the belief trace of
-the sample game, then writes the two plots.
+the sample game; with --plot DIR (or --write-docs: docs/results/) it draws the
+two plots.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from outputs import figure, wilson
+from outputs import figure, output_args, plot_dir, shown, wilson
 
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.belief import Belief
@@ -466,7 +468,7 @@ def main() -> None:
                         "(default lambda/2, min(0.95, 5 lambda/2))")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="override a param of the spec (locations, players, beta, lambda)")
-    parser.add_argument("--no-plots", action="store_true")
+    output_args(parser)
     args = parser.parse_args()
     overrides = {}
     for item in args.set:
@@ -481,13 +483,14 @@ def main() -> None:
           f"{args.rounds} rounds, spy guesses above {SPY_GUESS}, consensus {args.consensus}")
     print()
     report(out, args.games, args.rounds, sample)
-    if not args.no_plots:
-        results = ROOT / "docs" / "results"
+    results = plot_dir(args)
+    if results:
         print()
         print(plot_sample(args.seed, args.rounds, args.consensus,
                           results / "spyfall-beliefs.png"))
         plot_ig(out, args.rounds, results / "spyfall-ig.png")
-        print("plots: docs/results/spyfall-beliefs.png, docs/results/spyfall-ig.png")
+        print(f"plots: {shown(results / 'spyfall-beliefs.png')}, "
+              f"{shown(results / 'spyfall-ig.png')}")
     print(f"[{time.perf_counter() - start:.0f} s]")
 
 

@@ -54,7 +54,14 @@ class Task:
 def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable[str],
                trials: int, seed: int, time_limit: float,
                backend: str | None = None) -> list[Task]:
-    """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial."""
+    """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial. Each
+    strategy is made once for each game first: one that cannot play a game is an error
+    before any work."""
+    specs, strategies = list(specs), list(strategies)
+    for spec, params in specs:
+        _, candidates = _setup(str(spec), tuple(sorted(params.items())))
+        for name in strategies:
+            make_strategy(name, candidates, **applicable(name, {"budget": time_limit}))
     return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit, backend)
             for spec, params in specs for s in strategies for t in range(trials)]
 
@@ -117,12 +124,15 @@ def run_task(task: Task) -> dict[str, Any]:
     start = time.perf_counter()
     t = play_secret(game, strategy, secret, answer_seed, MAX_STEPS, root=root,
                     secret_game=secret_game)
-    return {"game": game.name, "spec": task.spec, "params": dict(task.params),
-            "strategy": task.strategy, "trial": task.trial,
-            "secret": {k: show_value(v) for k, v in
-                       secret_game.hypotheses.value(secret).items()},
-            "steps": len(t.steps), "solved": t.solved,
-            "seconds": round(time.perf_counter() - start, 4)}
+    out = {"game": game.name, "spec": task.spec, "params": dict(task.params),
+           "strategy": task.strategy, "trial": task.trial,
+           "secret": {k: show_value(v) for k, v in
+                      secret_game.hypotheses.value(secret).items()},
+           "steps": len(t.steps), "solved": t.solved,
+           "seconds": round(time.perf_counter() - start, 4)}
+    if t.guess is not None:  # goal: {confidence}: was the confident guess right?
+        out.update(correct=t.correct, posterior=t.posterior)
+    return out
 
 
 def run(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
@@ -187,6 +197,9 @@ def summarise(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                      "ci95": 1.96 * sd / math.sqrt(len(steps)) if len(steps) > 1 else 0.0,
                      "worst": int(steps.max()),
                      "seconds": round(sum(r["seconds"] for r in rs), 3)})
+        if all("correct" in r for r in rs):  # a confidence goal: how often it was right
+            rows[-1].update(correct=sum(r["correct"] for r in rs),
+                            mean_posterior=float(np.mean([r["posterior"] for r in rs])))
     return rows
 
 

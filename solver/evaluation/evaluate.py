@@ -22,7 +22,14 @@ import numpy as np
 
 from sleuth.compiler.api import Game, SleuthError, show_value
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper, has_stop
+from sleuth.solver.infoset.queries import (
+    AnyBelief,
+    Candidates,
+    Query,
+    Stopper,
+    goal_reached,
+    has_stop,
+)
 from sleuth.solver.strategies import Strategy
 
 MAX_DEPTH = 1000
@@ -133,7 +140,7 @@ class _Walker:
         belief = self.strategy.prepared(belief)
         if self.observer:
             self.observer(depth, belief.entropy_bits(), targets)
-        if not self.stop_game and belief.determined(self.game.model.identify):
+        if not self.stop_game and goal_reached(belief, self.game):
             self.finish(targets, depth)
             return None
         if depth >= MAX_DEPTH or (self.game.model.max_queries is not None
@@ -147,7 +154,8 @@ class _Walker:
             raise SleuthError(
                 f"the strategy chose '{query.action}', whose answer is random; exact "
                 "evaluation enumerates deterministic feedback only",
-                hint="use `sleuth solve --seed` to simulate games with random answers")
+                hint="simulate games with random answers: `sleuth bench SPEC --trials N` "
+                     "(or one: `sleuth solve SPEC --random-secret --seed N`)")
         branch = belief.branch(query, self.strategy.candidates)
         target_codes = branch.codes(self.ranks[targets])
         children = ((code, lambda code=code: branch.child(code))

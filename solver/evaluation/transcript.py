@@ -29,7 +29,7 @@ from sleuth.compiler.api import (
 )
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
-from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, goal_reached, has_stop
 from sleuth.solver.strategies import Strategy
 
 
@@ -52,12 +52,26 @@ class Transcript:
     start_entropy_bits: float
     steps: list[Step] = field(default_factory=list)
     solved: bool = False
+    # goal: {confidence}: the goal's most likely value at the end, and its posterior
+    guess: dict[str, Any] | None = None
+    posterior: float | None = None
+
+    @property
+    def correct(self) -> bool | None:
+        """Whether the final guess is the secret's (None without a confidence goal)."""
+        if self.guess is None:
+            return None
+        return all(self.secret[k] == v for k, v in self.guess.items())
 
     def to_json(self) -> dict[str, Any]:
-        return {"secret": {k: show_value(v) for k, v in self.secret.items()},
-                "hypotheses": self.start_hypotheses,
-                "entropy_bits": self.start_entropy_bits, "queries": len(self.steps),
-                "solved": self.solved, "steps": [s.to_json() for s in self.steps]}
+        out = {"secret": {k: show_value(v) for k, v in self.secret.items()},
+               "hypotheses": self.start_hypotheses,
+               "entropy_bits": self.start_entropy_bits, "queries": len(self.steps),
+               "solved": self.solved, "steps": [s.to_json() for s in self.steps]}
+        if self.guess is not None:
+            out.update(guess={k: show_value(v) for k, v in self.guess.items()},
+                       posterior=self.posterior, correct=self.correct)
+        return out
 
 
 def parse_secret(game: Game, items: tuple[str, ...] | list[str],
@@ -137,7 +151,7 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
     limit = min(max_steps, game.model.max_queries or max_steps)
     t = Transcript(secret_game.hypotheses.value(secret), belief.size, belief.entropy_bits())
     while len(t.steps) < limit:
-        if not stop and belief.determined(game.model.identify):
+        if not stop and goal_reached(belief, game):
             t.solved = True
             break
         if progress:
@@ -152,7 +166,9 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
             t.solved = True
             break
     else:
-        t.solved = not stop and belief.determined(game.model.identify)
+        t.solved = not stop and goal_reached(belief, game)
+    if game.model.confidence is not None:
+        t.guess, t.posterior = belief.goal_posterior(game.model.identify)
     return t
 
 

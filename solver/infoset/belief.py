@@ -225,6 +225,21 @@ class Belief:
                     return False
         return True
 
+    def goal_posterior(self, names: list[str]) -> tuple[dict[str, Any], float]:
+        """The most likely joint value of the named variables, and its posterior."""
+        p = self.probabilities()
+        columns = []
+        for name in names:
+            col = self.values(name)
+            columns += list(col) if isinstance(col, tuple) else [col]
+        keys = np.stack([np.asarray(c, dtype=np.int64) for c in columns], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        mass = np.bincount(inverse.ravel(), weights=p, minlength=len(uniq))
+        best = int(np.argmax(mass))
+        at = int(np.flatnonzero(inverse.ravel() == best)[0])
+        value = self.game.hypotheses.value(int(self.index[at]))
+        return {n: value[n] for n in names}, float(mass[best])
+
     def marginals(self) -> dict[str, dict[Any, float]]:
         """P(value) per secret variable; sequences per position, sets per element, records
         per field."""

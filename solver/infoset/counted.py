@@ -309,6 +309,23 @@ class CountedBelief:
         m = self._group_marginals()
         return all(sum(1 for p in m[g.name].values() if p > 0) == 1 for g in groups)
 
+    def goal_posterior(self, names: list[str]) -> tuple[dict[str, Any], float]:
+        """The most likely joint value of the named variables and its posterior: from the
+        listed hypotheses when there are at most LISTABLE; else from the marginals, which
+        is exact when the goal is one group (one scalar variable)."""
+        listed = self.listing(limit=LISTABLE)
+        if listed is not None:
+            return listed.goal_posterior(names)
+        groups = [g for g in self.space.lowering.groups
+                  if g.name.split("[")[0].split(".")[0] in names]
+        if len(groups) != 1 or groups[0].name not in names:
+            raise SleuthError(f"the posterior of the goal ({', '.join(names)}) over "
+                              f"{self.size:,} counted hypotheses needs its joint values",
+                              hint="use the enumerated backend (--backend enum)")
+        m = self._group_marginals()[groups[0].name]
+        value, p = max(m.items(), key=lambda kv: kv[1])
+        return {names[0]: value}, float(p)
+
     def top(self, k: int) -> list[tuple[dict[str, Any], float]]:
         """The k most likely hypotheses, when there are at most LISTABLE of them."""
         listed = self.listing(limit=LISTABLE) if k else None

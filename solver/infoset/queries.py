@@ -114,6 +114,15 @@ def has_stop(game: Game) -> bool:
     return any(q.stop_when is not None for q in game.model.queries)
 
 
+def goal_reached(belief: InformationSet, game: Game) -> bool:
+    """Whether a game without stop_when is over: the goal variables have one possible value,
+    or (goal: {confidence: c}) their most likely value has posterior c at least."""
+    model = game.model
+    if model.confidence is None:
+        return belief.determined(model.identify)
+    return belief.goal_posterior(model.identify)[1] >= model.confidence - 1e-12
+
+
 class Candidates:
     """Every legal query of a game, with the machinery to score them against a belief.
 

@@ -36,7 +36,7 @@ from sleuth.solver.infoset.observe import (
     parse_query_text,
     query_text,
 )
-from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, goal_reached, has_stop
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
 
@@ -73,7 +73,7 @@ class Play:
 
     def _solved_by(self, event: Event) -> bool:
         if not self.stop_game:
-            return self.belief.determined(self.game.model.identify)
+            return goal_reached(self.belief, self.game)
         if event.feedback is None:
             return False
         rank = self.game.space(event.action).rank(event.args)
@@ -222,15 +222,18 @@ class Play:
 
     def finish(self) -> None:
         n = len(self.events)
+        _, p = self.belief.goal_posterior(self.game.model.identify)
         if self.as_json:
-            self.emit({"solved": True, "queries": n, "secret": self._known()})
+            self.emit({"solved": True, "queries": n, "secret": self._known(), "posterior": p})
             return
         known = ", ".join(f"{k} = {format_value(v)}" for k, v in self._known().items())
-        self.console.print(Text.assemble(("solved", "bold green"), f" in {count_text(n)}: {known}"))
+        sure = f" (posterior {p:.4f})" if p < 1 else ""
+        self.console.print(Text.assemble(("solved", "bold green"),
+                                         f" in {count_text(n)}: {known}{sure}"))
 
     def _known(self) -> dict[str, Any]:
-        value = self.belief.top(1)[0][0]
-        return {k: show_value(value[k]) for k in self.game.model.identify}
+        value, _ = self.belief.goal_posterior(self.game.model.identify)
+        return {k: show_value(v) for k, v in value.items()}
 
     def _saved(self, why: str) -> str:
         where = f"; session saved to {self.session.path}" if self.session.path else ""

@@ -11,7 +11,14 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query, has_stop
+from sleuth.solver.infoset.queries import (
+    AnyBelief,
+    Block,
+    Candidates,
+    Query,
+    goal_reached,
+    has_stop,
+)
 from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
 from sleuth.solver.strategies.sampled import SAMPLING_SHARE, SCORING_SHARE
 
@@ -65,7 +72,7 @@ class ISMCTS(Strategy):
         super().__init__(candidates, seed, **options)
         self.rng = np.random.default_rng(seed)
         self.stop_game = has_stop(candidates.game)
-        self.identify = candidates.game.model.identify
+        self.game = candidates.game
         self.pool = [(b, p) for b in candidates.blocks if b.deterministic
                      for p in range(len(b.ranks))]
         self.secret_blocks = [b for b in candidates.blocks if b.secret_like and b.deterministic]
@@ -120,7 +127,7 @@ class ISMCTS(Strategy):
                                              else b.probabilities())])
         node, path, steps, finished = root, [], 0, False
         while True:
-            if not self.stop_game and node.belief.determined(self.identify):
+            if not self.stop_game and goal_reached(node.belief, self.game):
                 finished = True
                 break
             self._expand(node)
@@ -164,7 +171,7 @@ class ISMCTS(Strategy):
     def _rollout(self, belief: Belief, secret: int) -> int | None:
         """Queries a random policy needs to finish against `secret` (None: over the cap)."""
         for steps in range(1, self.ROLLOUT_CAP + 1):
-            if not self.stop_game and belief.determined(self.identify):
+            if not self.stop_game and goal_reached(belief, self.game):
                 return steps - 1
             query = None
             if self.secret_blocks:  # a random possible secret, asked as a query

@@ -69,3 +69,8 @@ def bench(specs: tuple[str, ...], strategies: str, trials: int, time_limit: floa
                       f"{r['average']:.3f}", f"±{r['ci95']:.3f}", str(r["worst"]),
                       f"{r['seconds']:.1f}")
     console.print(table)
+    for r in rows:
+        if "correct" in r:
+            console.print(f"{size_label(r)}, {r['strategy']}: the final guess was right in "
+                          f"{r['correct']} of {r['trials']} games (mean final posterior "
+                          f"{r['mean_posterior']:.4f})")

@@ -94,6 +94,10 @@ def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: in
     console.print(table)
     console.print(f"solved in {count_text(len(t.steps))}" if t.solved
                   else f"not solved after {count_text(len(t.steps))}")
+    if t.guess is not None:
+        guess = ", ".join(f"{k} = {format_value(v)}" for k, v in t.guess.items())
+        console.print(f"final guess {guess} with posterior {t.posterior:.4f} "
+                      f"({'right' if t.correct else 'wrong'})")
 
 
 @click.command()
