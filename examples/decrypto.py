@@ -22,13 +22,12 @@ from __future__ import annotations
 import argparse
 import csv
 import time
-from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from itertools import permutations
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from outputs import figure, output_args, plot_dir, shown
+from outputs import chunks, figure, interruptible, output_args, plot_dir, pool_map, shown
 
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.belief import Belief
@@ -75,9 +74,7 @@ def play(games: int, rounds: int, seed: int, workers: int = 2) -> dict[str, np.n
     """The games in `workers` processes; each game has its own spawned seed, so the result
     depends on the seed only, not on the number of workers or on timing."""
     seeds = np.random.SeedSequence(seed).spawn(games)
-    blocks = [seeds[k::workers] for k in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        parts = list(pool.map(play_block, blocks, [rounds] * workers))
+    parts = pool_map(partial(play_block, rounds=rounds), chunks(seeds, 10), workers, "games")
     total = {k: sum(part[k] for part in parts) for k in parts[0]}
     return {"own": total["own"] / games, "clear": total["clear"] / games,
             "clear_right": total["clear_right"], "clear_count": total["clear"],
@@ -164,4 +161,4 @@ def draw_accuracy(ax, out: dict[str, np.ndarray], n: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

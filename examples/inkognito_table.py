@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from outputs import figure, output_args, plot_dir, shown
+from outputs import figure, interruptible, output_args, plot_dir, shown
 
 from sleuth.compiler import load_game
 from sleuth.solver.evaluation.transcript import outcome
@@ -135,4 +135,4 @@ def draw_histogram(ax, joint: np.ndarray, alone: np.ndarray) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

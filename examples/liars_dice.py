@@ -32,13 +32,20 @@ from __future__ import annotations
 
 import argparse
 import time
-from concurrent.futures import ProcessPoolExecutor
 from functools import cache
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from outputs import figure, output_args, plot_dir, shown, wilson
+from outputs import (
+    chunks,
+    figure,
+    interruptible,
+    output_args,
+    plot_dir,
+    pool_map,
+    shown,
+    wilson,
+)
 
 from sleuth.compiler import load_game
 from sleuth.compiler.game import Game
@@ -200,8 +207,7 @@ def play(games: int, seed: int, workers: int) -> dict[str, np.ndarray]:
     """The games in `workers` processes; each game has its own spawned seed, so the result
     depends on the seed only, not on the number of workers."""
     seeds = np.random.SeedSequence(seed).spawn(games)
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        parts = list(pool.map(play_block, [seeds[k::workers] for k in range(workers)]))
+    parts = pool_map(play_block, chunks(seeds, 20), workers, "games")
     return {k: sum(part[k] for part in parts) for k in parts[0]}
 
 
@@ -284,4 +290,4 @@ def draw_wins(ax, wins: dict[str, np.ndarray], n: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Iterator
+import signal
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,46 @@ def output_args(parser: argparse.ArgumentParser) -> None:
 def plot_dir(args: argparse.Namespace) -> Path | None:
     """Where to draw: --plot, else docs/results/ with --write-docs, else nowhere."""
     return args.plot or (RESULTS if args.write_docs else None)
+
+
+def ignore_interrupts() -> None:
+    """A worker's initializer: Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def pool_map(fn: Callable[[Any], Any], items: list[Any], workers: int, what: str) -> list[Any]:
+    """[fn(x) for x in items] in `workers` processes, in order, with a progress bar on a
+    terminal. Ctrl-C stops at once: workers ignore it, and the pool is terminated."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    out: list[Any] = [None] * len(items)
+    console = Console(stderr=True)
+    with get_context("fork").Pool(workers, initializer=ignore_interrupts) as pool, \
+            Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task(what, total=len(items))
+        for i, r in pool.imap_unordered(_indexed, [(fn, i, x) for i, x in enumerate(items)]):
+            out[i] = r
+            bar.advance(task)
+    return out
+
+
+def _indexed(job: tuple[Callable[[Any], Any], int, Any]) -> tuple[int, Any]:
+    fn, i, x = job
+    return i, fn(x)
+
+
+def chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def interruptible(main: Callable[[], None]) -> None:
+    """Run an example's main: Ctrl-C prints 'interrupted' and exits with status 130."""
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
 
 
 def shown(path: Path) -> str:

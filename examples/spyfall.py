@@ -74,13 +74,20 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-from outputs import figure, output_args, plot_dir, shown, wilson
+from outputs import (
+    figure,
+    interruptible,
+    output_args,
+    plot_dir,
+    pool_map,
+    shown,
+    wilson,
+)
 
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.belief import Belief
@@ -320,6 +327,11 @@ def play_block(seeds: list[np.random.SeedSequence], rounds: int, consensus: floa
     return out
 
 
+def _play_part(part: tuple[list[np.random.SeedSequence], int], rounds: int,
+               consensus: float) -> dict[str, np.ndarray]:
+    return play_block(part[0], rounds, consensus, part[1])
+
+
 def play(games: int, seed: int, workers: int, rounds: int, consensus: float,
          sample: int) -> dict[str, np.ndarray]:
     """The games in `workers` processes, each a block of games with their own spawned seeds
@@ -327,9 +339,8 @@ def play(games: int, seed: int, workers: int, rounds: int, consensus: float,
     seeds = np.random.SeedSequence(seed).spawn(games)
     blocks = [seeds[k::workers] for k in range(workers)]
     samples = [sum(1 for g in range(k, sample, workers)) for k in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        parts = list(pool.map(play_block, blocks, [rounds] * workers,
-                              [consensus] * workers, samples))
+    parts = pool_map(partial(_play_part, rounds=rounds, consensus=consensus),
+                     list(zip(blocks, samples, strict=True)), workers, "blocks of games")
     total = {key: sum(part[key] for part in parts) for key in parts[0] if key != "outcome"}
     outcome = np.zeros((len(MIXES), games), dtype=np.int8)  # back in the order of the seeds
     for k, part in enumerate(parts):
@@ -495,4 +506,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    interruptible(main)

@@ -26,6 +26,7 @@ This module computes, for any compiled game:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,7 +143,8 @@ def partition_key(row: np.ndarray, uniform: bool, h0: float) -> tuple[tuple, flo
 
 
 def entropy_rounds(game: Game, strategy: Strategy, spec: str, root: AnyBelief,
-                   secrets: int | None, seed: int
+                   secrets: int | None, seed: int,
+                   progress: Callable[[int], None] | None = None
                    ) -> tuple[Evaluation, dict[int, list[float]]]:
     """The strategy's game against every secret (or a seeded sample), with the entropy of
     the information set after each query: trajectories[secret][r] after r queries."""
@@ -154,7 +156,7 @@ def entropy_rounds(game: Game, strategy: Strategy, spec: str, root: AnyBelief,
             t.extend([math.nan] * (depth + 1 - len(t)))
             t[depth] = bits
 
-    evaluation = evaluate_strategy(game, strategy, spec, secrets, seed, None, root, hear)
+    evaluation = evaluate_strategy(game, strategy, spec, secrets, seed, progress, root, hear)
     return evaluation, trajectories
 
 
@@ -181,8 +183,10 @@ def temporal_interest(rounds: list[Round]) -> float:
 
 
 def analyse(game: Game, strategy: Strategy, spec: str, root: AnyBelief | None = None,
-            secrets: int | None = None, seed: int = 0) -> Analysis:
-    """The whole analysis of one game under one strategy."""
+            secrets: int | None = None, seed: int = 0,
+            progress: Callable[[str, int, int], None] | None = None) -> Analysis:
+    """The whole analysis of one game under one strategy. `progress(stage, done, total)`
+    hears how far it is: the first moves, then the games."""
     if root is None:
         try:
             root = Belief.prior(game)
@@ -197,10 +201,22 @@ def analyse(game: Game, strategy: Strategy, spec: str, root: AnyBelief | None = 
         raise SleuthError(f"the first-move profile scores every query on listed hypotheses; "
                           f"this game has {prepared.size:,}",
                           hint="raise --max-hypotheses, or narrow the params (--set)")
+    if progress:
+        progress("scoring every first move", 0, 1)
     classes, n_queries, spatial = first_move_profile(strategy.candidates, root)
     if secrets is None and root.size > SAMPLE_ABOVE:
         secrets = SAMPLE_SIZE
-    evaluation, trajectories = entropy_rounds(game, strategy, spec, root, secrets, seed)
+    total = min(secrets or root.size, root.size)
+    done = 0
+
+    def games(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress("playing every secret", done, total)
+
+    games(0)
+    evaluation, trajectories = entropy_rounds(game, strategy, spec, root, secrets, seed, games)
     rounds = round_bands(trajectories, evaluation.lengths)
     return Analysis(game.name, spec, strategy.name, root.size, root.entropy_bits(), classes,
                     n_queries, spatial, rounds, temporal_interest(rounds), evaluation,

@@ -17,9 +17,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+import signal
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from multiprocessing import get_context
@@ -145,10 +145,11 @@ def run(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
             if progress:
                 progress(1)
     elif workers > 1:
-        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            futures = {pool.submit(run_task, t): i for i, t in enumerate(tasks)}
-            for f in as_completed(futures):
-                results[futures[f]] = f.result()
+        # Workers ignore Ctrl-C; the parent hears it, and leaving the block terminates
+        # them at once (an executor would first finish every queued task).
+        with get_context("fork").Pool(workers, initializer=ignore_interrupts) as pool:
+            for i, r in pool.imap_unordered(_run_indexed, enumerate(tasks)):
+                results[i] = r
                 if progress:
                     progress(1)
     else:
@@ -157,6 +158,15 @@ def run(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
             if progress:
                 progress(1)
     return [r for r in results if r is not None]
+
+
+def ignore_interrupts() -> None:
+    """A worker process's initializer: Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_indexed(item: tuple[int, Task]) -> tuple[int, dict[str, Any]]:
+    return item[0], run_task(item[1])
 
 
 def _on_dask(tasks: list[Task], scheduler: str):

@@ -153,6 +153,24 @@ def status_line():
 
 
 @contextmanager
+def stage_progress():
+    """A progress bar through stages of work (only on a terminal): yields
+    `update(stage, done, total)`, which names the stage and moves the bar."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda stage, done, total: None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task("working", total=None)
+        yield lambda stage, done, total: progress.update(task, description=stage,
+                                                         completed=done, total=total)
+
+
+@contextmanager
 def progress_bar(total: int, what: str):
     """A progress bar on stderr for long work (only on a terminal); yields `advance(n)`."""
     from rich.console import Console

@@ -18,7 +18,7 @@ from sleuth.solver.interfaces.options import (
     make_console,
     make_from_options,
     split,
-    status_line,
+    stage_progress,
     strategy_options,
 )
 
@@ -39,9 +39,9 @@ def analyse(spec: str, secrets: int | None, out: str | None, as_json: bool,
     game, opts = split({"spec_path": spec, **kwargs})
     strategy = make_from_options(game, opts)
     root = prior_belief(game, opts["backend"]) if opts["backend"] else None
-    with status_line() as update:
-        update(f"analysing {game.name} with {strategy.name}")
-        result = run_analysis(game, strategy, spec, root, secrets=secrets, seed=opts["seed"])
+    with stage_progress() as update:
+        result = run_analysis(game, strategy, spec, root, secrets=secrets, seed=opts["seed"],
+                              progress=update)
     data = result.to_json()
     if out:
         from sleuth.solver.evaluation.report import write_report  # loads matplotlib
