@@ -28,6 +28,8 @@ from sleuth.compiler.guard import limited
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
 
+GUARD_CIRCUIT = 1_000  # circuit nodes of the facts above which conditioning runs in a child
+
 
 class SymbolicSpace:
     """A model's hypotheses as an SDD, with counts, marginals, conditioning and sampling."""
@@ -74,19 +76,7 @@ class SymbolicSpace:
         root = c.conj(*self.lowering.one_hot(), *self.constraints)
         if self.memory_mb is None:
             return self.diagrams(root)
-        with tempfile.TemporaryDirectory(prefix="sleuth-sdd-") as tmp:
-            path = os.path.join(tmp, "base.sdd").encode()
-
-            def compile_and_save() -> bool:
-                self.diagrams(root).save(path)
-                return True
-
-            limited(compile_and_save, self.memory_mb,
-                    f"compiling the decision diagram of '{self.model.game}' "
-                    f"({self.variables:,} variables)",
-                    hint="raise --memory-mb, narrow the params (--set), or count with "
-                         "--backend cnf or approx")
-            return self.diagrams.manager.read_sdd_file(path)
+        return self._in_child(lambda: self.diagrams(root), "compiling the decision diagram")
 
     @property
     def variables(self) -> int:
@@ -97,7 +87,31 @@ class SymbolicSpace:
         return self.lowering.feedback_fact(query, args, feedback)
 
     def condition(self, diagram: SddNode, *formulas: int) -> SddNode:
-        return self.diagrams.conjoin(diagram, *(self.diagrams(f) for f in formulas))
+        """The diagram and the formulas. A large formula (a feedback over many pegs) can
+        grow the diagram library past any budget before it returns: over GUARD_CIRCUIT
+        circuit nodes, it is compiled in a child process under the memory budget."""
+        def conjoined() -> SddNode:
+            return self.diagrams.conjoin(diagram, *(self.diagrams(f) for f in formulas))
+
+        if self.memory_mb is None or \
+                self.lowering.circuit.size(list(formulas)) <= GUARD_CIRCUIT:
+            return conjoined()
+        return self._in_child(conjoined, "conditioning the decision diagram on a fact")
+
+    def _in_child(self, make: Any, what: str) -> SddNode:
+        """make() in a child process under the memory budget; its diagram read back."""
+        with tempfile.TemporaryDirectory(prefix="sleuth-sdd-") as tmp:
+            path = os.path.join(tmp, "diagram.sdd").encode()
+
+            def compile_and_save() -> bool:
+                make().save(path)
+                return True
+
+            limited(compile_and_save, self.memory_mb,
+                    f"{what} of '{self.model.game}' ({self.variables:,} variables)",
+                    hint="raise --memory-mb, narrow the params (--set), or count with "
+                         "--backend cnf or approx")
+            return self.diagrams.manager.read_sdd_file(path)
 
     def count(self, diagram: SddNode | None = None) -> int:
         return count(self.base if diagram is None else diagram)

@@ -198,6 +198,8 @@ def test_play_on_sdd_reaches_the_code():
                  root=CountedBelief.prior(g))
 
     def read(prompt: str) -> str:
+        if prompt.startswith("solved"):  # the game stays open for undo: leave it
+            return "quit"
         guess = tuple(int(x) for x in prompt.split("[")[1].split("]")[0].split(","))
         f = score(guess, secret)
         return f"{f['black']} {f['white']}"

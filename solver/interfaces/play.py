@@ -135,8 +135,7 @@ class Play:
                     except SleuthError as err:
                         can = self.occurring_text(pending)
                         if can:  # the values that can still occur, not the static bounds
-                            err.hint = "; ".join(x for x in (f"for this query, {can}",
-                                                             err.hint) if x)
+                            err.hint = "; ".join(x for x in (can, err.hint) if x)
                         raise
                     pending = None
             except SleuthError as err:
@@ -161,15 +160,17 @@ class Play:
                 seen.setdefault(k, set()).add(v)
         parts = []
         for k, values in seen.items():
-            ordered = sorted(values, key=str) if not all(
-                isinstance(v, int) for v in values) else sorted(values)
-            if all(isinstance(v, int) and not isinstance(v, bool) for v in ordered) \
-                    and ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 2:
-                parts.append(f"{k} is {ordered[0]}..{ordered[-1]}")
+            numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+            ordered = sorted(values) if numbers else sorted(values, key=str)
+            if numbers and len(ordered) > 2 and \
+                    ordered == list(range(ordered[0], ordered[-1] + 1)):
+                parts.append(f"{k} {ordered[0]}..{ordered[-1]}")
             else:
-                shown = ", ".join(str(format_value(v)) for v in ordered[:10])
-                parts.append(f"{k} is one of {shown}" + (" ..." if len(ordered) > 10 else ""))
-        return " and ".join(parts) + (" (the values that can still occur)" if parts else "")
+                shown = [str(format_value(v)) for v in ordered[:10]]
+                text = shown[0] if len(shown) == 1 else \
+                    ", ".join(shown[:-1]) + " or " + shown[-1]
+                parts.append(f"{k} {text}" + (" ..." if len(ordered) > 10 else ""))
+        return "this query can still give " + ", ".join(parts) if parts else ""
 
     def help_text(self, pending: Query | None) -> str:
         """Every command, each with an example drawn from this game."""
