@@ -146,3 +146,54 @@ MUTATIONS = st.lists(st.tuples(
 @given(name=st.sampled_from(sorted(SPECS)), ops=MUTATIONS)
 def test_mutated_spec_files_give_results_or_sleuth_errors(name, ops):
     load_and_exercise(mutate(SPECS[name], ops), f"{name}.yaml")
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=1000)
+@given(name=st.sampled_from(sorted(SPECS)), ops=MUTATIONS)
+def test_mutated_spec_files_give_results_or_sleuth_errors_long(name, ops):
+    load_and_exercise(mutate(SPECS[name], ops), f"{name}.yaml")
+
+
+# -- the command line: whatever the spec, an exit status and a message, never a traceback
+
+CLI_ARGS = st.sampled_from([["check"], ["info", "--json"], ["check", "--json"],
+                            ["info", "--backend", "sdd"]])
+
+
+def run_cli(tmp: Path, text: str, name: str, args: list[str]) -> None:
+    """`sleuth ARGS SPEC` in process; it must end in SystemExit 0 or 1 (a SleuthError
+    becomes 'error: ...' and status 1); any other exception fails the test."""
+    from sleuth.solver.interfaces.cli import main
+
+    path = tmp / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    with pytest.raises(SystemExit) as done:
+        main([args[0], str(path), *args[1:], "--max-hypotheses", "20000", "--memory-mb", "64"])
+        raise SystemExit(0)
+    assert done.value.code in (0, 1, None)
+
+
+CLI_FUZZ = settings(FUZZ, max_examples=25)
+
+
+@CLI_FUZZ
+@given(name=st.sampled_from(sorted(SPECS)), ops=MUTATIONS, args=CLI_ARGS)
+def test_command_line_on_mutated_specs_never_gives_a_traceback(tmp_path_factory, name, ops,
+                                                               args):
+    run_cli(tmp_path_factory.mktemp("cli"), mutate(SPECS[name], ops), name, args)
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=300)
+@given(name=st.sampled_from(sorted(SPECS)), ops=MUTATIONS, args=CLI_ARGS)
+def test_command_line_on_mutated_specs_never_gives_a_traceback_long(tmp_path_factory, name,
+                                                                    ops, args):
+    run_cli(tmp_path_factory.mktemp("cli"), mutate(SPECS[name], ops), name, args)
+
+
+@CLI_FUZZ
+@given(expr=EXPRESSIONS)
+def test_command_line_on_generated_expressions_never_gives_a_traceback(tmp_path_factory,
+                                                                       expr):
+    run_cli(tmp_path_factory.mktemp("cli"), BASE.replace("EXPR", expr), "fuzz", ["check"])

@@ -265,3 +265,55 @@ def test_exactly_one_of_a_large_group_is_a_linear_circuit():
 
     small, large = children(1000), children(4000)
     assert large < 5 * small  # linear: about 4x; quadratic would be 16x
+
+
+def test_conditioning_on_a_large_fact_keeps_to_the_memory_budget(tmp_path):
+    """belief on MM(12,12) after one guess took 33 s and 2.9 GB against a 64 MB budget."""
+    obs = tmp_path / "obs.yaml"
+    obs.write_text("- query: guess\n  args: {g: [1,2,3,4,5,6,7,8,9,10,11,12]}\n"
+                   "  feedback: {black: 2, white: 3}\n")
+    done = subprocess.run([sys.executable, "-m", "sleuth", "belief", "mastermind", "--set",
+                           "pegs=12", "--set", "colours=12", "--memory-mb", "64",
+                           "--observations", str(obs)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "conditioning the decision diagram on a fact" in done.stderr
+    assert "64 MiB memory budget" in done.stderr
+
+
+def test_conditioning_in_a_child_gives_the_same_counts(monkeypatch):
+    """The guarded path (child process, diagram read back) equals the direct one."""
+    import sleuth.compiler.symbolic as symbolic
+    from sleuth.compiler.api import load_game
+    from sleuth.solver.infoset.backends import prior_belief
+    from sleuth.solver.infoset.observe import Event, apply_event
+
+    def counts() -> list[int]:
+        g = load_game("mastermind", {"pegs": 5, "colours": 6})
+        b = prior_belief(g, "sdd")
+        out = []
+        for guess, fb in [((1, 1, 2, 2, 3), (1, 2)), ((3, 4, 5, 1, 2), (0, 3))]:
+            b = apply_event(b, Event("guess", {"g": guess},
+                                     feedback={"black": fb[0], "white": fb[1]}))
+            out.append(b.size)
+        return out
+
+    direct = counts()
+    monkeypatch.setattr(symbolic, "GUARD_CIRCUIT", 0)  # every fact through the child
+    calls = []
+    real = symbolic.limited
+    monkeypatch.setattr(symbolic, "limited", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert counts() == direct and len(calls) >= 3  # the base and both facts
+
+
+def test_billion_laughs_in_a_spec_is_refused_fast():
+    """Nine levels of aliases (9**9 labels if expanded) inside an enum: refused at once."""
+    lines = ["game: X", "domains:", "  A: {enum: &a [x1,x2,x3,x4,x5,x6,x7,x8,x9]}"]
+    prev = "a"
+    for name in "bcdefghi":
+        lines.append(f"  {name.upper()}: {{enum: &{name} [" + ",".join([f"*{prev}"] * 9) + "]}")
+        prev = name
+    lines += ['secret: {x: {range: "1..3"}}',
+              'queries: {q: {args: {g: {range: "1..3"}}, feedback: {same: "g == x"}}}']
+    e = spec_error("\n".join(lines) + "\n")
+    assert "enum label must be a single value" in e.message and e.loc.line == 3  # the anchor
