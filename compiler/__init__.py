@@ -26,6 +26,7 @@ The solver imports only `api.py`. The pipeline, one module per stage:
     boolean.py       expressions lowered to symbolic values (the lowering pass)
     sdd.py, cnf.py   the two boolean targets: decision diagram, clauses
     symbolic.py      SymbolicSpace: the hypotheses in boolean form
+    guard.py         C-library steps in a child process under the memory budget
     counters/        counting backends behind one interface (sdd, cnf, approx)
     memo.py          the one cache mechanism
     game.py          load_game(path) -> Game: everything above, ready for a solver
