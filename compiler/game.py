@@ -9,6 +9,7 @@ single points, so any result can be cross-checked the slow, obvious way.
 from __future__ import annotations
 
 import math
+import tracemalloc
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +81,12 @@ def load_game_text(text: str, file: str = "<spec>", overrides: dict[str, Any] | 
     return Game(check_spec(read_spec(Document(text, file)), overrides), budget or Budget())
 
 
+PROBE_ROWS = 16  # a probe block for the cost of a feedback cell: rows x hypotheses
+PROBE_HYPOTHESES = 4096
+CELL_BYTES = 48  # the least a cell is assumed to cost
+
 # Memo entries a restricted game shares with its game: they do not depend on the table.
-SHARED = frozenset({"space", "coder", "symbolic", "counter"})
+SHARED = frozenset({"space", "coder", "symbolic", "counter", "cell_bytes"})
 
 
 class Game:
@@ -208,11 +213,37 @@ class Game:
             h = self.hypotheses.size
         else:
             hyp_env, cache, h = self.hypotheses.env(hyp_index), {}, len(hyp_index)
-        step = rows_per_chunk(h, self.budget)
+        step = rows_per_chunk(h, self.budget, self.cell_bytes(query, h))
         for lo in range(0, len(ranks), step):
             hi = min(len(ranks), lo + step)
             ctx = Ctx({**hyp_env, **space.env(ranks[lo:hi])}, cache=cache)
             yield lo, hi, coder.codes(ctx, (hi - lo, h))
+
+    def cell_bytes(self, query: str, h: int) -> int:
+        """Bytes a (query, hypothesis) cell of a feedback block allocates at its peak,
+        measured once per query on a small probe block (tracemalloc sees numpy's
+        allocations): the chunks are sized from it to keep within --memory-mb."""
+        def probe() -> int:
+            space, coder = self.space(query), self.coder(query)
+            rows = next(space.legal_ranks(chunk=PROBE_ROWS), np.arange(0))[:PROBE_ROWS]
+            n = min(h, PROBE_HYPOTHESES)
+            if not len(rows) or not n:
+                return CELL_BYTES
+            env = self.hypotheses.env(np.arange(n))
+            tracing = tracemalloc.is_tracing()
+            if not tracing:
+                tracemalloc.start()
+            try:
+                tracemalloc.reset_peak()
+                start = tracemalloc.get_traced_memory()[0]
+                coder.codes(Ctx({**env, **space.env(rows)}), (len(rows), n))
+                peak = tracemalloc.get_traced_memory()[1] - start
+            finally:
+                if not tracing:
+                    tracemalloc.stop()
+            return max(CELL_BYTES, -(-peak // (len(rows) * n)))
+
+        return self.memo.get(("cell_bytes", query), probe)
 
     # -- one point at a time (the reference path)
 

@@ -289,22 +289,25 @@ class Compiler:
         t, dt = node.type, dtype_of(node.type)
         aggregator = AGGREGATES[node.func]
 
+        def walk(ctx: Ctx, state: Fold, k: int, mask: Any) -> None:
+            # A function of the compiled node, not a closure made per call: a nested
+            # recursive closure is a reference cycle, which kept every block's arrays
+            # (the context, the fold) alive until the garbage collector ran (258 MB
+            # for partition counts meant to stay within 64).
+            if k == len(sources):
+                m = mask
+                if cond is not None:
+                    c = cond(ctx)
+                    m = c if m is None else np.logical_and(m, c)
+                state.add(body(ctx), m)
+                return
+            for mk in sources[k](ctx):
+                walk(ctx, state, k + 1, mk if mask is None else (
+                    mask if mk is None else np.logical_and(mask, mk)))
+
         def generate(ctx):
             state = Fold(aggregator, t, dt)
-
-            def walk(k: int, mask):
-                if k == len(sources):
-                    m = mask
-                    if cond is not None:
-                        c = cond(ctx)
-                        m = c if m is None else np.logical_and(m, c)
-                    state.add(body(ctx), m)
-                    return
-                for mk in sources[k](ctx):
-                    walk(k + 1, mk if mask is None else (
-                        mask if mk is None else np.logical_and(mask, mk)))
-
-            walk(0, None)
+            walk(ctx, state, 0, None)
             return state.result(extra[0](ctx) if extra else None)
 
         return generate
