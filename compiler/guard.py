@@ -36,6 +36,9 @@ def mapped_bytes() -> int:
 
 
 def _child(step: Callable[[], Any], limit: int, conn: Any) -> None:
+    # The library's own last words ("calloc failed in ...") are not for the user: the
+    # parent reports the budget instead.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
     if limit:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
