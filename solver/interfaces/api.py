@@ -30,13 +30,14 @@ from sleuth.solver.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
 
 
 def load(spec: str | Path, *, max_hypotheses: int | None = None, memory_mb: int | None = None,
-         **params: Any) -> Game:
+         data_anywhere: bool = False, **params: Any) -> Game:
     """A spec file (or the name of a bundled spec) loaded, checked and compiled; keyword
-    arguments override its params (`load(NAME, param=value, ...)`)."""
+    arguments override its params (`load(NAME, param=value, ...)`). Its data files must
+    lie in its folder unless `data_anywhere` (for a spec one trusts)."""
     defaults = Budget()
     budget = Budget(max_hypotheses=max_hypotheses or defaults.max_hypotheses,
                     memory_mb=memory_mb or defaults.memory_mb)
-    return load_game(spec, params or None, budget)
+    return load_game(spec, params or None, budget, data_anywhere)
 
 
 def belief(game: Game, backend: str | None = None) -> InformationSet:
