@@ -46,10 +46,11 @@ def accumulate(acc: Any, term: Any, ufunc: Any, dt: np.dtype) -> Any:
     if acc is None:
         return np.array(term, dtype=dt)
     shape = np.broadcast_shapes(np.shape(acc), np.shape(term))
-    if np.shape(acc) == shape and isinstance(acc, np.ndarray) and acc.ndim:
-        ufunc(acc, term, out=acc, dtype=dt, casting="unsafe")
-        return acc
-    return ufunc(acc, term, dtype=dt, casting="unsafe")
+    with np.errstate(over="ignore", invalid="ignore"):  # a float sum may reach inf, as in
+        if np.shape(acc) == shape and isinstance(acc, np.ndarray) and acc.ndim:  # Python
+            ufunc(acc, term, out=acc, dtype=dt, casting="unsafe")
+            return acc
+        return ufunc(acc, term, dtype=dt, casting="unsafe")
 
 
 def element(encoded: Any, k: int) -> Any:

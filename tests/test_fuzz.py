@@ -185,7 +185,7 @@ def test_command_line_on_mutated_specs_never_gives_a_traceback(tmp_path_factory,
 
 
 @pytest.mark.slow
-@settings(FUZZ, max_examples=300)
+@settings(FUZZ, max_examples=200)
 @given(name=st.sampled_from(sorted(SPECS)), ops=MUTATIONS, args=CLI_ARGS)
 def test_command_line_on_mutated_specs_never_gives_a_traceback_long(tmp_path_factory, name,
                                                                     ops, args):

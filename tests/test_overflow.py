@@ -101,7 +101,7 @@ def test_kernel_equals_interpreter_at_extreme_constants(left, right):
 
 
 @pytest.mark.slow
-@settings(PROPERTY, max_examples=2000)
+@settings(PROPERTY, max_examples=800)
 @given(left=EXPRESSIONS, right=EXPRESSIONS)
 def test_kernel_equals_interpreter_at_extreme_constants_long(left, right):
     kernel_matches_interpreter(left, right)
