@@ -28,7 +28,7 @@ from sleuth.compiler.guard import limited
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
 
-GUARD_CIRCUIT = 1_000  # circuit nodes of the facts above which conditioning runs in a child
+GUARD_CIRCUIT = 1_000  # circuit nodes above which a diagram is compiled in a child process
 
 
 class SymbolicSpace:
@@ -74,7 +74,7 @@ class SymbolicSpace:
         """All hypotheses: one value per one-hot group, and the constraints."""
         c = self.lowering.circuit
         root = c.conj(*self.lowering.one_hot(), *self.constraints)
-        if self.memory_mb is None:
+        if self.memory_mb is None or self.lowering.circuit.size([root]) <= GUARD_CIRCUIT:
             return self.diagrams(root)
         return self._in_child(lambda: self.diagrams(root), "compiling the decision diagram")
 

@@ -63,7 +63,7 @@ def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
 
 EXPRESSIONS = st.recursive(LEAVES, _extend, max_leaves=6)
-PROPERTY = settings(max_examples=150, deadline=None, derandomize=True,
+PROPERTY = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
