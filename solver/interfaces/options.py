@@ -47,7 +47,9 @@ def load_options(fn):
     fn = click.option("--data-anywhere", is_flag=True,
                       help="Let the spec read data files outside its own folder.")(fn)
     fn = click.option("--memory-mb", type=click.IntRange(16), default=Budget.memory_mb,
-                      show_default=True, help="Memory budget for feedback blocks.")(fn)
+                      show_default=True,
+                      help="Memory budget (MiB) for feedback blocks and for the "
+                           "decision-diagram library.")(fn)
     fn = click.option("--max-hypotheses", type=click.IntRange(1),
                       default=Budget.max_hypotheses, show_default=True,
                       help="Largest hypothesis space the enumerated backend builds.")(fn)
