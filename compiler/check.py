@@ -22,6 +22,7 @@ from sleuth.compiler.domains import (
 )
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.infer import Env, Typer, const_type
+from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.ir import (
     HYP,
     ROW,
@@ -58,6 +59,7 @@ class Response:
     valid: ir.Node | None
     likelihood: str
     likelihood_expr: ir.Node | None
+    tremble: float = 0.0  # the answer is off-model (uniform over legal ones) this often
 
 
 @dataclass
@@ -253,7 +255,24 @@ class Checker(Declarations):
         if r.likelihood_expr is not None:
             lik = self.expr(r.likelihood_expr, scope)
             _expect_numeric(lik, f"the {r.likelihood} likelihood")
-        return Response(answer, legal, valid, r.likelihood, lik)
+        return Response(answer, legal, valid, r.likelihood, lik, self.tremble(r))
+
+    def tremble(self, r: Any) -> float:
+        """The response's tremble: a constant probability in [0, 1)."""
+        if r.tremble is None:
+            return 0.0
+        node = self.expr(r.tremble, self.global_scope())
+        if node.deps or not isinstance(node.type, FloatT | IntT):
+            raise SpecError("tremble must be a constant number (params only)", r.tremble.loc,
+                            hint="e.g. tremble: 0.01, or a param: tremble: epsilon")
+        value = float(evaluate(node, {}))
+        if not 0 <= value < 1:
+            raise SpecError(f"tremble must be a probability in [0, 1), not {value:g}",
+                            r.tremble.loc)
+        if r.likelihood == "density" and value:
+            raise SpecError("a tremble needs a finite answer domain: off-model answers are "
+                            "uniform over the legal ones", r.tremble.loc)
+        return value
 
     def identify(self, secret: list[Var]) -> list[str]:
         names = [v.name for v in secret]

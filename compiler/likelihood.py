@@ -8,6 +8,11 @@
 * `{density: f}`: P is the density f(answer, h) where valid (continuous
   answers; no normaliser is needed for Bayes' rule, and none is computed).
 
+With `tremble: e` the responder is off-model with probability e and then picks
+uniformly among the legal answers: P = (1 - e) P_model + e / #legal. An answer
+the model calls impossible under every hypothesis is then still evidence, not
+a contradiction.
+
 Answers are rows of a kernel block (like query arguments), hypotheses its
 columns, so one evaluation gives a whole (answers x hypotheses) matrix.
 """
@@ -70,8 +75,9 @@ def _answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: An
     if r.likelihood == "density":
         return np.where(valid[0] & legal[0], weight[0], 0.0)
     numerator = np.where(valid[0] & legal[0], weight[0], 0.0)
-    total = _normaliser(game, a, r, args, index)
-    return np.divide(numerator, total, out=np.zeros_like(numerator), where=total > 0)
+    total, legal_count = _normaliser(game, a, r, args, index)
+    p = np.divide(numerator, total, out=np.zeros_like(numerator), where=total > 0)
+    return tremble(p, bool(legal[0, 0]), legal_count, r.tremble)
 
 
 def answer_matrix(game: Game, action: str, args: dict[str, Any],
@@ -101,7 +107,16 @@ def _every_answer(game: Game, action: str, args: dict[str, Any],
     legal, valid, weight = _evaluate(game, a, r, args, answers, index, size)
     w = np.where(legal & valid, weight, 0.0)
     total = w.sum(axis=0)
-    return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    p = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    return tremble(p, legal, int(legal.sum()), r.tremble)
+
+
+def tremble(p: np.ndarray, legal: Any, legal_count: int, e: float) -> np.ndarray:
+    """(1 - e) p + e / #legal on legal answers (0 on the others): the model's P mixed with
+    an off-model responder who picks any legal answer."""
+    if not e or not legal_count:
+        return p
+    return (1 - e) * p + np.where(legal, e / legal_count, 0.0)
 
 
 def answer_value(game: Game, action: str, rank: int) -> Any:
@@ -121,17 +136,20 @@ def answer_is_legal(game: Game, action: str, args: dict[str, Any], answer: Any) 
 
 
 def _normaliser(game: Game, a: CheckedAction, r: Response, args: dict[str, Any],
-                index: np.ndarray) -> np.ndarray:
-    """Σ over legal and valid answers of the weight (1 for uniform), per hypothesis."""
+                index: np.ndarray) -> tuple[np.ndarray, int]:
+    """Σ over legal and valid answers of the weight (1 for uniform), per hypothesis; and
+    the number of legal answers."""
     size = domain_size(r.answer.domain)
     total = np.zeros(len(index))
+    count = 0
     step = rows_per_chunk(len(index), game.budget, bytes_per_cell=32)
     for lo in range(0, size, step):
         ranks = np.arange(lo, min(size, lo + step), dtype=np.int64)
         answers = shaped(unrank(r.answer.domain, ranks), "row")
         legal, valid, weight = _evaluate(game, a, r, args, answers, index, len(ranks))
         total += np.where(legal & valid, weight, 0.0).sum(axis=0)
-    return total
+        count += int(legal.sum())
+    return total, count
 
 
 def _evaluate(game: Game, a: CheckedAction, r: Response, args: dict[str, Any], answers: Any,

@@ -22,7 +22,7 @@ from sleuth.compiler.source import Document, scalar_value
 TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
             "observations", "goal", "data")
 ACTION_KEYS = ("args", "legal", "feedback", "response", "about")
-RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood")
+RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
 GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 DEF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(\s*([^()]*?)\s*\)\s*$")
@@ -52,6 +52,7 @@ class Response:
     likelihood: str  # uniform | weight | density
     likelihood_expr: ir.Node | None
     loc: Loc
+    tremble: ir.Node | None = None  # P(off-model answer), a constant expression
 
 
 @dataclass
@@ -312,6 +313,7 @@ def _read_response(r: Reader, node: Node) -> Response:
         likelihood=likelihood,
         likelihood_expr=expr,
         loc=r.loc(node),
+        tremble=r.expr(fields["tremble"][1], "tremble") if "tremble" in fields else None,
     )
 
 

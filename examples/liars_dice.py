@@ -57,7 +57,10 @@ SPEC = ROOT / "specs" / "liars-dice.yaml"
 PLOT = ROOT / "docs" / "results" / "liars-dice.png"
 FACES = ("one", "two", "three", "four", "five", "six")
 PLAYERS, DICE = 3, 5
-LAMBDA, TAU = 1.0, 0.5
+LAMBDA, TAU = 1.0, 0.5  # the bidding model, as EI assumes it (the spec's defaults)
+# How the ZI opponents really bid, and how often EI's model allows an off-model bid
+# (--opponent-lambda, --tremble; set in main, before the workers fork).
+PLAY = {"opponent_lambda": LAMBDA, "tremble": 0.0}
 CHANCE = np.array([1 / 6] + [1 / 3] * 5)  # an unseen die counts for face f (ones wild)
 
 
@@ -86,15 +89,16 @@ def zscores(qs: np.ndarray, fs: np.ndarray, own: np.ndarray, mean: np.ndarray,
 
 
 def choices(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
-            sd: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The bidding rule: None to call, else the raises (quantities, faces) it may make
-    and the probability of each."""
+            sd: np.ndarray, total: int, lam: float = LAMBDA
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The bidding rule with threshold `lam`: None to call, else the raises (quantities,
+    faces) it may make and the probability of each."""
     if standing is not None and zscores(np.array([standing[0]]), np.array([standing[1]]),
-                                        own, mean, sd)[0] > LAMBDA:
+                                        own, mean, sd)[0] > lam:
         return None
     qs, fs = bids_above(standing or (0, 0), total)
     z = zscores(qs, fs, own, mean, sd)
-    ok = z <= LAMBDA
+    ok = z <= lam
     if not ok.any():
         if standing is not None:
             return None
@@ -105,9 +109,10 @@ def choices(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
 
 
 def decide(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
-           sd: np.ndarray, total: int, rng: np.random.Generator) -> tuple[int, int] | None:
+           sd: np.ndarray, total: int, rng: np.random.Generator,
+           lam: float = LAMBDA) -> tuple[int, int] | None:
     """None to call, else the raise (quantity, face), drawn by the bidding rule."""
-    options = choices(standing, own, mean, sd, total)
+    options = choices(standing, own, mean, sd, total, lam)
     if options is None:
         return None
     qs, fs, p = options
@@ -122,8 +127,8 @@ def binomial_view(unseen: int) -> tuple[np.ndarray, np.ndarray]:
 @cache
 def spec_for(dice: int, hidden: int) -> Game:
     """The opponent model for an opponent with `dice` dice who cannot see `hidden`."""
-    return load_game(SPEC, overrides={"dice": dice, "hidden": hidden,
-                                      "lambda": LAMBDA, "tau": TAU})
+    return load_game(SPEC, overrides={"dice": dice, "hidden": hidden, "lambda": LAMBDA,
+                                      "tau": TAU, "tremble": PLAY["tremble"]})
 
 
 class Observer:
@@ -168,7 +173,8 @@ def play_game(rng: np.random.Generator, ei_seat: int | None) -> int:
                 mean, sd = observer.view()
             else:
                 mean, sd = binomial_view(total - dice[player])
-            bid = decide(standing, own, mean, sd, total, rng)
+            lam = LAMBDA if player == 0 else PLAY["opponent_lambda"]  # seat 0: EI, or control
+            bid = decide(standing, own, mean, sd, total, rng, lam)
             if bid is None:
                 loser = player if bid_holds(rolls, standing) else bidder
                 break
@@ -228,7 +234,8 @@ def walk_through(seed: int, bids: int = 6) -> None:
             mean, sd = observer.view()
         else:
             mean, sd = binomial_view(sum(dice) - dice[player])
-        bid = decide(standing, own, mean, sd, sum(dice), rng)
+        lam = LAMBDA if player == 0 else PLAY["opponent_lambda"]
+        bid = decide(standing, own, mean, sd, sum(dice), rng, lam)
         if bid is None:
             print(f"  seat {player} calls")
             break
@@ -253,14 +260,23 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--opponent-lambda", type=float, default=LAMBDA,
+                        help="the lambda the ZI opponents really bid with (EI assumes "
+                             f"{LAMBDA})")
+    parser.add_argument("--tremble", type=float, default=0.0,
+                        help="how often EI's model lets a bid be off the model")
     output_args(parser)
     args = parser.parse_args()
+    PLAY.update(opponent_lambda=args.opponent_lambda, tremble=args.tremble)
     start = time.perf_counter()
     walk_through(args.seed)
     wins = play(args.games, args.seed, args.workers)
     n = args.games
     print(f"\nPart 2: {n} seeded games (seed {args.seed}): {PLAYERS} players, {DICE} dice each, "
-          f"ones wild, lambda {LAMBDA}, tau {TAU}")
+          f"ones wild, lambda {LAMBDA}, tau {TAU}" + (
+              f"; opponents bid with lambda {args.opponent_lambda}"
+              if args.opponent_lambda != LAMBDA else "") + (
+              f"; tremble {args.tremble}" if args.tremble else ""))
     for name, label in (("ei", "EI in seat 0, ZI in seats 1-2"),
                         ("zi", "ZI in every seat (control)")):
         w = wins[name]

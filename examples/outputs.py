@@ -73,12 +73,19 @@ def chunks(items: list[Any], size: int) -> list[list[Any]]:
 
 
 def interruptible(main: Callable[[], None]) -> None:
-    """Run an example's main: Ctrl-C prints 'interrupted' and exits with status 130."""
+    """Run an example's main: Ctrl-C prints 'interrupted' and exits with status 130; an
+    error of Sleuth's (an observation no hypothesis explains, ...) prints its message and
+    exits with status 1, as the command line does."""
+    from sleuth.compiler import SleuthError
+
     try:
         main()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except SleuthError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)
 
 
 def shown(path: Path) -> str:

@@ -174,3 +174,28 @@ def test_simulated_games_are_reproducible():
     assert first["ei"].sum() == first["zi"].sum() == 3
     for name in ("ei", "zi"):
         np.testing.assert_array_equal(first[name], again[name])
+
+
+@pytest.mark.slow
+def test_off_model_opponents_need_a_tremble_not_a_crash():
+    """Opponents bidding with lambda 2 while EI assumes 1: without a tremble the first
+    off-model bid is a clear error (the example prints it and exits 1); with tremble 0.01
+    the games are played."""
+    import liars_dice as sim
+
+    from sleuth.solver.infoset.belief import InconsistentObservations
+
+    seeds = np.random.SeedSequence(11).spawn(6)
+    old = dict(sim.PLAY)
+    try:
+        sim.PLAY.update(opponent_lambda=2.0, tremble=0.0)
+        sim.spec_for.cache_clear()
+        with pytest.raises(InconsistentObservations, match="likelihood 0"):
+            sim.play_block(seeds)
+        sim.PLAY.update(tremble=0.01)
+        sim.spec_for.cache_clear()
+        wins = sim.play_block(seeds)
+        assert wins["ei"].sum() == wins["zi"].sum() == 6
+    finally:
+        sim.PLAY.update(old)
+        sim.spec_for.cache_clear()

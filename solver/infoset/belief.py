@@ -116,7 +116,10 @@ class Belief:
         if not keep.any():
             raise InconsistentObservations(
                 f"inconsistent observations: {what} has likelihood 0 under every remaining "
-                "hypothesis", loc, hint="check the values typed; the belief is unchanged")
+                "hypothesis", loc,
+                hint="check the values typed; the belief is unchanged. If the responder "
+                     "can play off the model, give the response a tremble (e.g. "
+                     "tremble: 0.01; docs/spec-language.md)")
         lik = likelihood[keep]
         if self.logw is None and np.all(lik == lik[0]):
             return Belief(self.game, self.index[keep])
