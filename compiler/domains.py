@@ -261,31 +261,6 @@ def member(d: Domain, value: Any) -> bool:
     return isinstance(t, BoolT | FloatT)
 
 
-def member_mask(d: Domain, encoded: Any) -> Any:
-    """member() for values in kernel encoding: a boolean array (or numpy bool)."""
-    t = d.type
-    if d.kind == "multiset":
-        total = sum(np.asarray(c, dtype=np.int64) for c in encoded)
-        return np.equal(total, d.total) & _all(np.greater_equal(c, 0) for c in encoded)
-    if d.kind == "seq":
-        return _all(member_mask(d.elem, v) for v in encoded)
-    if d.kind == "set":
-        size = np.bitwise_count(np.asarray(encoded, dtype=np.int64))
-        return (size >= d.sizes[0]) & (size <= d.sizes[1])  # bits only name universe elements
-    if d.kind == "record":
-        return _all(member_mask(f, v) for (_, f), v in zip(d.fields, encoded, strict=True))
-    if isinstance(t, IntT):
-        return np.greater_equal(encoded, t.lo) & np.less_equal(encoded, t.hi)
-    return np.True_  # enum codes and booleans are always in range
-
-
-def _all(masks: Any) -> Any:
-    out: Any = np.True_
-    for m in masks:
-        out = np.logical_and(out, m)
-    return out
-
-
 def set_elements(t: SetT) -> list[Any]:
     """The element universe of a set type, in bit order."""
     e = t.elem

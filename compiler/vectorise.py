@@ -29,6 +29,7 @@ import numpy as np
 
 from sleuth.compiler import ir
 from sleuth.compiler.arrays import (
+    all_of,
     any_of,
     dtype_of,
     element,
@@ -37,7 +38,7 @@ from sleuth.compiler.arrays import (
     wide_dtype,
 )
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS, Fold
-from sleuth.compiler.domains import Domain, domain_size, member_mask, universe_size, unrank
+from sleuth.compiler.domains import Domain, domain_size, universe_size, unrank
 from sleuth.compiler.ir import (
     HYP,
     ROW,
@@ -374,6 +375,24 @@ def loop_source(compile: Compiler, loop: ir.Loop) -> Callable[[Ctx], Any]:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+def member_mask(d: Domain, encoded: Any) -> Any:
+    """domains.member() for values in kernel encoding: a boolean array (or numpy bool)."""
+    t = d.type
+    if d.kind == "multiset":
+        total = sum(np.asarray(c, dtype=np.int64) for c in encoded)
+        return np.equal(total, d.total) & all_of([np.greater_equal(c, 0) for c in encoded])
+    if d.kind == "seq":
+        return all_of([member_mask(d.elem, v) for v in encoded])
+    if d.kind == "set":
+        size = np.bitwise_count(np.asarray(encoded, dtype=np.int64))
+        return (size >= d.sizes[0]) & (size <= d.sizes[1])  # bits only name universe elements
+    if d.kind == "record":
+        return all_of([member_mask(f, v) for (_, f), v in zip(d.fields, encoded, strict=True)])
+    if isinstance(t, IntT):
+        return np.greater_equal(encoded, t.lo) & np.less_equal(encoded, t.hi)
+    return np.True_  # enum codes and booleans are always in range
+
 
 def _cacheable(node: ir.Node) -> bool:
     return (HYP in node.deps and ROW not in node.deps
