@@ -11,7 +11,7 @@ import numpy as np
 
 from sleuth.compiler import ir
 from sleuth.compiler.arrays import accumulate, all_of, dtype_of, equal, wide_dtype
-from sleuth.compiler.builtins.aggregates import AGGREGATES, Fold
+from sleuth.compiler.builtins.aggregates import AGGREGATES, Fold, is_nan
 from sleuth.compiler.builtins.record import Builtin, arity
 from sleuth.compiler.domains import domain_size, universe_size
 from sleuth.compiler.errors import SpecError
@@ -214,7 +214,7 @@ def _reduce_type(typer, node):
 
 def _reduce_scalar(node, v):
     if node.func in ("min", "max") and len(v) >= 2:
-        if any(isinstance(x, float) and math.isnan(x) for x in v):
+        if any(is_nan(x) for x in v):
             return math.nan  # as numpy's minimum/maximum (Python's min/max: order-dependent)
         return min(v) if node.func == "min" else max(v)
     return AGGREGATES[node.func].scalar(list(v[0]), [], node)

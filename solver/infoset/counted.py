@@ -301,11 +301,16 @@ class CountedBelief:
                         out[name][v] += share * p
         return out
 
+    def _groups_of(self, names: list[str]) -> list[Any]:
+        """The one-hot groups of the named secret variables (a sequence's positions, a
+        record's fields: `code[2]`, `bid.face`)."""
+        return [g for g in self.space.lowering.groups
+                if g.name.split("[")[0].split(".")[0] in names]
+
     def determined(self, names: list[str]) -> bool:
         """True when each named variable has a single possible value (a value no hypothesis
         has gets marginal probability exactly 0)."""
-        groups = [g for g in self.space.lowering.groups
-                  if g.name.split("[")[0].split(".")[0] in names]
+        groups = self._groups_of(names)
         m = self._group_marginals()
         return all(sum(1 for p in m[g.name].values() if p > 0) == 1 for g in groups)
 
@@ -316,8 +321,7 @@ class CountedBelief:
         listed = self.listing(limit=LISTABLE)
         if listed is not None:
             return listed.goal_posterior(names)
-        groups = [g for g in self.space.lowering.groups
-                  if g.name.split("[")[0].split(".")[0] in names]
+        groups = self._groups_of(names)
         if len(groups) != 1 or groups[0].name not in names:
             raise SleuthError(f"the posterior of the goal ({', '.join(names)}) over "
                               f"{self.size:,} counted hypotheses needs its joint values",
