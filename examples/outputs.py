@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,16 +40,13 @@ def plot_dir(args: argparse.Namespace) -> Path | None:
     return args.plot or (RESULTS if args.write_docs else None)
 
 
-def ignore_interrupts() -> None:
-    """A worker's initializer: Ctrl-C is the parent's to handle."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def pool_map(fn: Callable[[Any], Any], items: list[Any], workers: int, what: str) -> list[Any]:
     """[fn(x) for x in items] in `workers` processes, in order, with a progress bar on a
     terminal. Ctrl-C stops at once: workers ignore it, and the pool is terminated."""
     from rich.console import Console
     from rich.progress import Progress
+
+    from sleuth.solver.evaluation.bench import ignore_interrupts  # the same worker rule
 
     out: list[Any] = [None] * len(items)
     console = Console(stderr=True)
