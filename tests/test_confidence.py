@@ -44,10 +44,10 @@ def test_goal_posterior_equals_a_brute_force():
         b = apply_event(b, Event(query, {arg[0]: arg[1]}, answer=bool(rng.integers(2))))
         for names in (["hair", "eyes", "wears"], ["hair"], ["eyes", "wears"]):
             got, p = b.goal_posterior(names)
-            want, q = brute_posterior(b, names)
+            _, q = brute_posterior(b, names)
             assert p == pytest.approx(q, abs=1e-12)
-            assert b.goal_posterior(names)[0] == got
-            assert brute_posterior(b, names)[1] == pytest.approx(
+            # the value returned is a most likely one (ties may pick another than brute's)
+            assert q == pytest.approx(
                 sum(pp for h, pp in enumerate(b.probabilities())
                     if all(game.hypotheses.value(int(b.index[h]))[n] == got[n]
                            for n in names)), abs=1e-12)
