@@ -2,11 +2,12 @@
 
 A C library that runs out of memory does not raise MemoryError: the SDD library
 prints "calloc failed" and exits the process, after growing to whatever the
-machine gives it. `limited(step, memory_mb, what)` forks, caps the child's
+machine gives it. `limited(step, memory_mb, what, hint)` forks, caps the child's
 address space at what it already maps plus `memory_mb`, runs `step()` there and
-returns its (small, picklable) result -- typically the name of a file the
-step wrote, which the parent reads back. A child that dies, or fails, becomes
-a BudgetError that names the step and the budget, and the parent carries on.
+returns its (small, picklable) result; a step that builds something large
+writes it to a file, which the parent reads back (compiler/symbolic.py). A
+child that dies, or fails, becomes a BudgetError that names the step and the
+budget, and the parent carries on.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ class SymbolicSpace:
     def __init__(self, model: Model, vtree: str = "right", memory_mb: int | None = None):
         self.memo = Memo()
         self.model = model
-        self.memory_mb = memory_mb  # the base diagram is compiled in a child under it
+        self.memory_mb = memory_mb  # large diagrams are compiled in a child under it
         self.lowering = Lowering(model)
         self.diagrams = DiagramBuilder(self.lowering, vtree)
         self.classes = self._weight_classes()
@@ -74,9 +75,8 @@ class SymbolicSpace:
         """All hypotheses: one value per one-hot group, and the constraints."""
         c = self.lowering.circuit
         root = c.conj(*self.lowering.one_hot(), *self.constraints)
-        if self.memory_mb is None or self.lowering.circuit.size([root]) <= GUARD_CIRCUIT:
-            return self.diagrams(root)
-        return self._in_child(lambda: self.diagrams(root), "compiling the decision diagram")
+        return self._guarded(lambda: self.diagrams(root), [root],
+                             "compiling the decision diagram")
 
     @property
     def variables(self) -> int:
@@ -93,13 +93,14 @@ class SymbolicSpace:
         def conjoined() -> SddNode:
             return self.diagrams.conjoin(diagram, *(self.diagrams(f) for f in formulas))
 
-        if self.memory_mb is None or \
-                self.lowering.circuit.size(list(formulas)) <= GUARD_CIRCUIT:
-            return conjoined()
-        return self._in_child(conjoined, "conditioning the decision diagram on a fact")
+        return self._guarded(conjoined, list(formulas),
+                             "conditioning the decision diagram on a fact")
 
-    def _in_child(self, make: Any, what: str) -> SddNode:
-        """make() in a child process under the memory budget; its diagram read back."""
+    def _guarded(self, make: Callable[[], SddNode], roots: list[int], what: str) -> SddNode:
+        """make() here when the circuit under `roots` is small (or there is no budget);
+        else in a child process under the memory budget, its diagram read back."""
+        if self.memory_mb is None or self.lowering.circuit.size(roots) <= GUARD_CIRCUIT:
+            return make()
         with tempfile.TemporaryDirectory(prefix="sleuth-sdd-") as tmp:
             path = os.path.join(tmp, "diagram.sdd").encode()
 
