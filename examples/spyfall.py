@@ -1,192 +1,183 @@
-"""Spyfall: hide-and-reveal hints, accusations and a vote, on specs/spyfall.yaml.
+"""Spyfall as the Spyfall notes play it: claims, accusations, the end game and the vote.
 
-Each seeded game draws the location N and the spy S (uniformly). The players
-speak in turn (player 0, 1, ..., round robin) for at most `--rounds` rounds.
-A speaker publishes a claim C (a probability vector over the locations,
-sampled from a Dirichlet) and an accusation A (a probability vector over the
-players). The public belief is a Sleuth Belief over (location, spy), updated
-by the spec's `claim` likelihood after every claim.
+A game has a location N (among n) and a spy S (among s players), drawn
+uniformly from the game's seed. Players speak in turn (0, 1, ..., round robin)
+for at most `--rounds` rounds. At turn t the speaker j publishes a claim
+C_t in the simplex over locations and an accusation A_t in the simplex over players.
 
-Claims (beta and lambda are the spec's params):
+Claims (specs/spyfall.yaml; beta, lambda its params, the notes' 1 and 0.5):
+  non-spy: C ~ Dirichlet(beta_t gamma_honest), gamma_honest = (1 - lambda_t) 1 + lambda_t e_N
+  spy:     C ~ Dirichlet(beta gamma_spy),      gamma_spy = (1 - lambda) 1 + lambda P_{t-1}
+Flat: lambda_t = lambda, beta_t = beta. The listeners always read claims with the
+flat lambda and beta (they do not know a speaker's schedule).
 
-* non-spy, Flat: C ~ Dirichlet(beta ((1 - lambda) 1 + lambda e_N)).
-* non-spy, Dynamic: the same with lambda_t = LO + (HI - LO) K, where K is how
-  much the speaker believes the spy already knows N: K = sum_j b(j) q_j(N),
-  b the speaker's private spy belief and q_j(N) the probability the public
-  posterior gives N if j is the spy (what j, reading the same claims, would
-  believe). Hide while the spy is in the dark; once it probably knows, there
-  is nothing left to hide and revealing clears the speaker. The listeners do
-  not know lambda_t (it depends on the speaker's private belief, so
-  publishing it would leak N): they keep the spec's flat lambda.
-* spy: C ~ Dirichlet(beta ((1 - lambda) 1 + lambda P)), P the public location
-  belief before its turn (it mimics what the table believes).
+Public beliefs. The location belief P_t is a Sleuth Belief over the spec's
+secret, updated by the spec's `claim` likelihood, the mixture
+S_{t-1}(j) Dir(C; beta gamma_spy) + (1 - S_{t-1}(j)) Dir(C; beta gamma_honest(l)).
+The spy belief S_t is updated by the accusation only (the notes' rule):
+  S_t = p e_j + (1 - p) A_t,   p = S_{t-1}(j).
+With probability p the speaker is the spy (and its accusation a lie);
+otherwise its accusation is an honest belief, taken at its word.
 
-Beliefs. Private beliefs condition the public joint posterior: a non-spy i on
-location == N and spy != i (its spy belief b_i), the spy on spy == S (its
-location belief q_S).
+Private beliefs. Non-spy i's spy belief B_i starts uniform over the others
+(every prior puts the spy among the others). After another player j's claim
+it applies Bayes' rule, knowing N: the likelihood is Dir(C; beta gamma_spy) if j is
+the spy, Dir(C; beta gamma_honest(N)) if not (the spec read at suspicion 1 and 0).
+After j's accusation it applies the notes' private rule
+  B_i <- B_i(j) e_j + (1 - B_i(j)) A_bar,  A_bar = A_t with coordinate i zeroed,
+renormalised (uniform over the others but i when nothing is left). The spy's location belief Q
+is the spec read with suspicion 0 on every other speaker (it knows they are honest),
+skipping its own claims. Accusations reveal the private spy belief: a non-spy
+accuses with B_j; the spy with a decoy, the public S with itself removed and
+renormalised (the notes do not say how the spy accuses; this is our choice).
+A published claim's entries are floored at 1e-9 and renormalised (a Dirichlet
+sample with a small alpha underflows to 0, whose density is not a number).
 
-Accusations. A speaker's accusation is its spy belief after its claim: b_i
-for a non-spy; for the spy a decoy, the public spy belief with itself removed
-and renormalised. Accusations are not evidence in the Bayesian belief (every
-non-spy reads the same claims and knows the same N, so another non-spy's
-accusation tells it nothing new); they are opinions pooled for the vote. The
-accusation update: player i's vote belief is
-    v_i(j) ~ base_i(j) * prod_{k != i, k has spoken, k != j} (1 - mu + mu (s - 1) A_k(j))
-with A_k player k's latest accusation, base_i = b_i (non-spy) or the decoy
-(spy), mu the accusation weight (0: cheap talk). A factor is 1 when A_k is
-uniform over the others; k's accusation says nothing about k itself.
+End game, checked after every turn, the spy first (the notes' automatic end game):
+1. the spy's top location has Q > 0.9: it names that location, and wins if it is N
+   (the spy naming the location on its own initiative);
+2. every non-spy has the same top suspect (the unique maximum of B_i): the vote;
+3. after the last round: the vote (our rule where the notes are silent): each non-spy
+   votes its top suspect, the spy the top of its decoy, ties broken at random; a player
+   with a strict majority is voted out, else nobody.
+The vote (the notes' rule): the non-spies win only if they vote out the spy and the
+spy then fails to name the location (its top Q). If the spy names it, or if an innocent
+(or nobody) is voted out, the spy wins. The notes' code records every spy win that
+follows a vote as a "tie"; it is reported apart from rule 1. The same games are also
+scored by the previous version's rule (`previous rule`): a caught spy simply loses, and
+a spy who escapes the vote still has to name the location.
 
-End of the game, checked after every turn, the spy first:
-1. the spy stops the game when its top location probability exceeds 0.9 and
-   guesses that location: the spy wins if it is N, loses otherwise;
-2. from the end of the first round on, when every non-spy has the same top
-   suspect (the unique maximum of its vote belief) with vote-belief
-   probability at least `--consensus`, the game goes to the vote;
-3. after the last round, the vote.
-The vote: each non-spy votes for its top suspect (v_i), the spy for the
-maximum of its vote belief (which excludes itself); ties are broken
-uniformly at random. A player with a strict majority (> s/2 votes) is
-accused. The spy accused: the non-spies win. Otherwise (an innocent accused
-or no majority) the spy escapes and guesses the location (the maximum of
-q_S): right, the spy wins; wrong, the non-spies win.
+Dynamic hide-reveal (a non-spy speaker j; the schedules and their parameters):
+  lambda_t = lambda + RAISE (1 - lambda)   when j is the public top suspect
+                                            (the unique maximum of S_{t-1}), else lambda;
+  beta_t   = beta (1 - LOWER c_t),  c_t = max(0, (P_{t-1}(N) - 1/n) / (1 - 1/n)),
+the concentration of the public location belief on the true location (0 at uniform,
+1 when the table is sure). RAISE = LOWER = 0.5 (`--raise`, `--lower`): reveal to clear
+yourself when suspected, hide (a noisier claim) when the table is close to the location.
+`Dynamic (previous rule)` is the earlier example's rule: lambda_t = LO + (HI - LO) K,
+K = sum_k B_j(k) Q_k(N) (how much the speaker believes the spy already knows N; Q_k the
+location belief k would hold if it were the spy), LO = lambda/2, HI = min(0.95, 5 lambda/2).
 
-Statistics: win rates per strategy mix over the same seeded games (common
-random numbers: each game's seed draws N, S and the claims), with Wilson 95 %
-intervals and the paired difference from Flat; the turn-wise information gain
-IG_t = KL(P_t || P_{t-1}) of the public location belief, in bits, per turn
-index and split by speaker; each player's aggregate gain on a sample of games:
-KL(final P || P recomputed without that player's claims), for spy and
-non-spy speakers (their claims' `public` fields are kept as recorded). Plots:
-docs/results/spyfall-beliefs.png (a sample game) and docs/results/spyfall-ig.png.
+Statistics, every mix on the same seeds (common random numbers): spy win rates and the
+tie rate with Wilson 95 % intervals, the paired difference from Flat; the turn-wise
+information gain IG_t = KL(P_t || P_{t-1}) of the public location belief, in bits, per turn,
+split by speaker; each player's aggregate gain: KL(P_T || P_T^-k) and KL(S_T || S_T^-k),
+where P^-k and S^-k are running public beliefs updated with every message but player k's.
 
-    python examples/spyfall.py [--games 1000] [--seed 0] [--workers 2] [--rounds 3]
-        [--sample 100] [--consensus 0.5] [--dynamic LO HI] [--set lambda=0.3]
+    python examples/spyfall.py [--games 2000] [--seed 0] [--workers 2] [--rounds 3]
+        [--variant notes|tuned] [--raise 0.5] [--lower 0.5] [--set NAME=VALUE]
         [--plot DIR | --write-docs]
-
-It prints the win-rate tables (with 95 % intervals), the outcome fractions,
-the turn-wise information gains, the aggregate gains and the belief trace of
-the sample game; with --plot DIR (or --write-docs: docs/results/) it draws the
-two plots.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
-from outputs import (
-    figure,
-    interruptible,
-    output_args,
-    plot_dir,
-    pool_map,
-    shown,
-    wilson,
-)
+from outputs import interruptible, output_args, plot_dir, pool_map, shown
+from spyfall_report import plot_ig, plot_sample, report
 
 from sleuth.compiler import load_game
+from sleuth.compiler.likelihood import answer_likelihood
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "spyfall.yaml"
-SPY_GUESS = 0.9  # the spy stops the game above this private top location probability
+FLOOR = 1e-9  # the smallest entry of a published claim
+SPY_GUESS = 0.9  # the spy ends the game above this top location probability
+VARIANTS = {"notes": {"beta": 1.0, "lambda": 0.5},  # the notes' parameters (the default)
+            "tuned": {"beta": 10.0, "lambda": 0.2}}  # the previous version's default
+OUTCOMES = ["spy named the location", "spy named a wrong location",
+            "caught, named the location", "caught, named a wrong one",
+            "innocent voted out", "nobody voted out"]
+SPY_WINS = (0, 2, 4, 5)  # the notes' rule
+TIES = (2, 4, 5)  # every spy win that follows a vote
 
 
 @dataclass(frozen=True)
-class Mix:
-    """A strategy mix: which seats play Dynamic when they are not the spy, and mu."""
+class Setup:
+    """The game's size and parameters, and the Dynamic schedules' parameters."""
 
-    name: str
-    dynamic: tuple[bool, ...]
-    mu: float
+    n: int
+    s: int
+    beta: float
+    lam: float
+    rounds: int = 3
+    raise_: float = 0.5
+    lower: float = 0.5
 
-
-def configure(overrides: dict | None = None, dynamic: tuple[float, float] | None = None) -> None:
-    """Load the spec (with `--set` overrides) into the module's globals; the worker
-    processes are forked and inherit them."""
-    global GAME, N_LOC, N_PLAYERS, BETA, LAMBDA, DYN_LO, DYN_HI, LOC, SPY, MIXES
-    GAME = load_game(SPEC, overrides or None)
-    params = GAME.model.params
-    N_LOC, N_PLAYERS = int(params["locations"]), int(params["players"])
-    BETA, LAMBDA = float(params["beta"]), float(params["lambda"])
-    # the Dynamic speaker's lambda_t range; by default lambda/2 .. 5 lambda/2 (at most
-    # 0.95: at lambda = 1 the Dirichlet has zero parameters)
-    DYN_LO, DYN_HI = dynamic or (LAMBDA / 2, min(0.95, 2.5 * LAMBDA))
-    if not 0 <= DYN_LO <= DYN_HI < 1 or not 0 <= LAMBDA < 1:
-        raise SystemExit("lambda and the Dynamic range must lie in [0, 1)")
-    everyone = Belief.prior(GAME)  # uniform: every hypothesis, in table order
-    LOC, SPY = np.asarray(everyone.values("location")), np.asarray(everyone.values("spy"))
-    MIXES = [
-        Mix("Flat", (False,) * N_PLAYERS, 0.5),
-        Mix("Dynamic", (True,) * N_PLAYERS, 0.5),
-        Mix("Mixed (even seats Dynamic)", tuple(k % 2 == 0 for k in range(N_PLAYERS)), 0.5),
-        Mix("Flat, accusations ignored", (False,) * N_PLAYERS, 0.0),
-        Mix("Dynamic, accusations ignored", (True,) * N_PLAYERS, 0.0),
-    ]
+    @property
+    def knowledge_range(self) -> tuple[float, float]:
+        return self.lam / 2, min(0.95, 2.5 * self.lam)
 
 
-configure()
-OUTCOMES = ["spy guessed right", "spy guessed wrong", "caught (early vote)",
-            "caught (final vote)", "escaped, guessed right", "escaped, guessed wrong"]
-SPY_WINS = (0, 4)  # the rule of this game: an escaped spy still has to name the location
-STRICT_SPY_WINS = (0, 4, 5)  # the stricter variant: an escaped spy wins outright
+def flat(setup: Setup, view: dict, j: int) -> tuple[float, float]:
+    return setup.lam, setup.beta
 
 
-# ----------------------------------------------------------------------------- beliefs
+def dynamic(setup: Setup, view: dict, j: int) -> tuple[float, float]:
+    """The notes' Dynamic hide-reveal: (lambda_t, beta_t) of non-spy speaker j."""
+    suspect = top(view["S"])
+    lam = setup.lam + setup.raise_ * (1 - setup.lam) if suspect == j else setup.lam
+    n = setup.n
+    c = max(0.0, (view["P"][view["N"]] - 1 / n) / (1 - 1 / n)) if n > 1 else 1.0
+    return lam, setup.beta * (1 - setup.lower * c)
 
-def joint(belief: Belief) -> np.ndarray:
-    """The public posterior as a (location, spy) matrix."""
-    out = np.zeros((N_LOC, N_PLAYERS))
-    np.add.at(out, (LOC[belief.index], SPY[belief.index]), belief.probabilities())
-    return out
 
+def knowledge(setup: Setup, view: dict, j: int) -> tuple[float, float]:
+    """The previous version's Dynamic rule: reveal as the spy probably knows N already."""
+    lo, hi = setup.knowledge_range
+    k = float(view["B"][j] @ view["Q"][:, view["N"]])
+    return lo + (hi - lo) * k, setup.beta
+
+
+MIXES = {"Flat": flat, "Dynamic": dynamic, "Dynamic (previous rule)": knowledge}
+
+
+# ----------------------------------------------------------------------------- the notes' rules
 
 def normalised(v: np.ndarray) -> np.ndarray:
     total = v.sum()
     return v / total if total > 0 else np.full(len(v), 1.0 / len(v))
 
 
-def kl_bits(p: np.ndarray, q: np.ndarray) -> float:
-    keep = p > 0
-    return float((p[keep] * np.log2(p[keep] / q[keep])).sum())
+def others(s: int, i: int) -> np.ndarray:
+    """Uniform over the players but i."""
+    v = np.ones(s)
+    v[i] = 0.0
+    return v / v.sum() if s > 1 else v
 
 
-def spy_belief(j: np.ndarray, n: int, i: int) -> np.ndarray:
-    """Non-spy i's private spy belief: the posterior given location == n and spy != i."""
-    row = j[n].copy()
-    row[i] = 0.0
-    return normalised(row)
+def public_spy_update(S: np.ndarray, j: int, accusation: np.ndarray) -> np.ndarray:
+    """S_t = p e_j + (1 - p) A_t, p = S_{t-1}(j)."""
+    p = S[j]
+    out = (1 - p) * accusation
+    out[j] += p
+    return out
 
 
-def location_belief(j: np.ndarray, s: int) -> np.ndarray:
-    """The private location belief of player s if it is the spy: given spy == s."""
-    return normalised(j[:, s].copy())
+def private_spy_update(B: np.ndarray, i: int, j: int, accusation: np.ndarray) -> np.ndarray:
+    """B_i <- B_i(j) e_j + (1 - B_i(j)) A_bar, A_bar = A with coordinate i zeroed, renormalised."""
+    bar = accusation.copy()
+    bar[i] = 0.0
+    bar = bar / bar.sum() if bar.sum() > 0 else others(len(B), i)
+    q = B[j]
+    out = (1 - q) * bar
+    out[j] += q
+    return out
 
 
-def decoy(j: np.ndarray, s: int) -> np.ndarray:
-    """The spy's accusation: the public spy belief with itself removed."""
-    row = j.sum(axis=0)
-    row[s] = 0.0
-    return normalised(row)
-
-
-def vote_belief(base: np.ndarray, i: int, accusations: dict[int, np.ndarray],
-                mu: float) -> np.ndarray:
-    """The accusation update: base times a soft factor per other player's accusation."""
-    v = base.copy()
-    for k, a in accusations.items():
-        if k == i:
-            continue
-        factor = (1.0 - mu) + mu * (N_PLAYERS - 1) * a
-        factor[k] = 1.0
-        v *= factor
-    return normalised(v)
+def claim_update(B: np.ndarray, j: int, spy_density: float, honest_density: float) -> np.ndarray:
+    """Bayes' rule on 'who is the spy' after j's claim, for a player who knows N."""
+    w = np.full(len(B), honest_density)
+    w[j] = spy_density
+    post = B * w
+    return post / post.sum() if post.sum() > 0 else B
 
 
 def top(v: np.ndarray) -> int | None:
@@ -195,311 +186,263 @@ def top(v: np.ndarray) -> int | None:
     return int(best[0]) if len(best) == 1 else None
 
 
-def claim_event(speaker: int, claim: np.ndarray, public: np.ndarray) -> Event:
-    return Event("claim", {"speaker": speaker},
+def kl_bits(p: np.ndarray, q: np.ndarray) -> float:
+    keep = p > 0
+    return max(0.0, float((p[keep] * np.log2(p[keep] / np.maximum(q[keep], 1e-300))).sum()))
+
+
+def message(claim: np.ndarray) -> np.ndarray:
+    """A claim as published: entries floored at FLOOR and renormalised (a Dirichlet sample
+    with a small alpha can underflow to 0, and no message is that precise)."""
+    c = np.maximum(claim, FLOOR)
+    return c / c.sum()
+
+
+def claim_event(j: int, claim: np.ndarray, public: np.ndarray, suspicion: float) -> Event:
+    return Event("claim", {"speaker": j},
                  answer={"claim": tuple(float(x) for x in claim),
-                         "public": tuple(float(x) for x in public)})
+                         "public": tuple(float(x) for x in public),
+                         "suspicion": float(suspicion)})
+
+
+def densities(game, j: int, claim: np.ndarray, public: np.ndarray) -> tuple[np.ndarray, float]:
+    """(Dir(C; beta gamma_honest(l)) for every location l, Dir(C; beta gamma_spy)): the spec's
+    likelihood read at suspicion 0 and 1."""
+    everywhere = np.arange(game.hypotheses.size, dtype=np.int64)
+    honest = answer_likelihood(game, "claim", {"speaker": j},
+                               claim_event(j, claim, public, 0.0).answer, everywhere)
+    spy = answer_likelihood(game, "claim", {"speaker": j},
+                            claim_event(j, claim, public, 1.0).answer, everywhere)
+    return np.asarray(honest, dtype=float), float(spy[0])
 
 
 # ----------------------------------------------------------------------------- one game
 
-def play_game(seed: np.random.SeedSequence, mix: Mix, rounds: int, consensus: float,
+def play_game(game, setup: Setup, seed: np.random.SeedSequence, schedule,
               record: bool = False) -> dict:
     rng = np.random.default_rng(seed)
-    n, s = int(rng.integers(N_LOC)), int(rng.integers(N_PLAYERS))
-    belief = Belief.prior(GAME)
-    accusations: dict[int, np.ndarray] = {}
-    events, ig, lambdas, trace = [], [], [], [joint(belief)]
-    outcome = None
-    for t in range(rounds * N_PLAYERS):
-        speaker = t % N_PLAYERS
-        before = joint(belief)
-        public = before.sum(axis=1)
-        if speaker == s:
-            target, lam = public, LAMBDA
+    n, s = setup.n, setup.s
+    N, spy = int(rng.integers(n)), int(rng.integers(s))
+    P = Belief.prior(game)
+    S = np.full(s, 1.0 / s)
+    B = np.array([others(s, i) for i in range(s)])  # private spy beliefs (the spy's unused)
+    Q = np.full((s, n), 1.0 / n)  # the location belief of each player were it the spy
+    P_without, S_without = np.full((s, n), 1.0 / n), np.tile(S, (s, 1))
+    ig, params, messages, trace = [], [], [], [(location_marginal(P), S.copy())]
+    outcome = end(setup, spy, N, Q, B)
+    t = 0
+    while outcome is None and t < setup.rounds * s:
+        j = t % s
+        before = location_marginal(P)
+        if j == spy:
+            lam, beta = setup.lam, setup.beta
+            mean = before
         else:
-            lam = LAMBDA
-            if mix.dynamic[speaker]:
-                b = spy_belief(before, n, speaker)
-                knows = sum(b[k] * location_belief(before, k)[n] for k in range(N_PLAYERS)
-                            if k != speaker)
-                lam = DYN_LO + (DYN_HI - DYN_LO) * knows
-            target = np.eye(N_LOC)[n]
-            lambdas.append(lam)
-        claim = rng.dirichlet(BETA * ((1.0 - lam) + lam * target))
-        claim = np.maximum(claim, 1e-300)
-        event = claim_event(speaker, claim, public)
-        events.append(event)
-        belief = apply_event(belief, event)
-        after = joint(belief)
-        trace.append(after)
-        ig.append((t, speaker == s, kl_bits(after.sum(axis=1), public),
-                   after[n].sum() - public[n]))
-        accusations[speaker] = decoy(after, s) if speaker == s else spy_belief(after, n, speaker)
-        q = location_belief(after, s)
-        if q.max() > SPY_GUESS:
-            outcome = 0 if int(np.argmax(q)) == n else 1
-            break
-        if t + 1 >= N_PLAYERS:
-            tops = [vote_belief(spy_belief(after, n, i), i, accusations, mix.mu)
-                    for i in range(N_PLAYERS) if i != s]
-            firsts = {top(v) for v in tops}
-            if len(firsts) == 1 and None not in firsts and \
-                    min(v.max() for v in tops) >= consensus:
-                outcome = vote(rng, after, n, s, accusations, mix.mu, early=True)
-                break
+            lam, beta = schedule(setup, {"P": before, "S": S, "B": B, "Q": Q, "N": N}, j)
+            mean = np.eye(n)[N]
+            params.append((lam, beta))
+        claim = message(rng.dirichlet(beta * ((1 - lam) + lam * mean)))
+        P = apply_event(P, claim_event(j, claim, before, S[j]))
+        honest, spy_density = densities(game, j, claim, before)
+        after = location_marginal(P)
+        ig.append((t, j == spy, kl_bits(after, before), after[N] - before[N]))
+        for k in range(s):
+            if k != j:
+                Q[k] = normalised(Q[k] * honest)
+                w = S_without[k, j]
+                P_without[k] = normalised(P_without[k] * (w * spy_density + (1 - w) * honest))
+        for i in range(s):
+            if i not in (j, spy):
+                B[i] = claim_update(B[i], j, spy_density, honest[N])
+        accusation = decoy(S, spy) if j == spy else B[j].copy()
+        S = public_spy_update(S, j, accusation)
+        for k in range(s):
+            if k != j:
+                S_without[k] = public_spy_update(S_without[k], j, accusation)
+        for i in range(s):
+            if i not in (j, spy):
+                B[i] = private_spy_update(B[i], i, j, accusation)
+        trace.append((after, S.copy()))
+        messages.append((j, claim, before, accusation))
+        t += 1
+        outcome = end(setup, spy, N, Q, B)
+    named_right = int(np.argmax(Q[spy])) == N
     if outcome is None:
-        outcome = vote(rng, joint(belief), n, s, accusations, mix.mu, early=False)
-    out = {"outcome": outcome, "turns": len(events), "ig": ig, "lambdas": lambdas}
+        outcome = vote(rng, setup, spy, N, Q, B, S)
+    final = location_marginal(P)
+    gains = [(k == spy, kl_bits(final, P_without[k]), kl_bits(S, S_without[k]))
+             for k in range(s) if k < t]
+    out = {"outcome": outcome, "turns": t, "ig": ig, "params": params, "gains": gains,
+           "named_right": named_right}
     if record:
-        out.update(events=events, trace=trace, location=n, spy=s)
+        out.update(trace=trace, messages=messages, location=N, spy=spy)
     return out
 
 
-def vote(rng, j: np.ndarray, n: int, s: int, accusations: dict[int, np.ndarray], mu: float,
-         early: bool) -> int:
-    votes = np.zeros(N_PLAYERS, dtype=int)
-    for i in range(N_PLAYERS):
-        base = decoy(j, s) if i == s else spy_belief(j, n, i)
-        v = vote_belief(base, i, accusations, mu)
-        best = np.flatnonzero(v >= v.max() * (1 - 1e-12))
-        votes[int(rng.choice(best))] += 1
-    accused = int(np.argmax(votes)) if votes.max() > N_PLAYERS / 2 else None
-    if accused == s:
-        return 2 if early else 3
-    return 4 if int(np.argmax(location_belief(j, s))) == n else 5
-
-
-def aggregate_gains(events: list[Event], spy: int) -> list[tuple[bool, float, float]]:
-    """Per player who spoke: (is the spy, KL of the final public location belief from the
-    one recomputed without its claims, the same for the public spy belief).
-
-    Each claim's likelihood vector is the spec's, read off a one-step Sleuth update from
-    the uniform prior (posterior proportional to likelihood); a belief without player k's
-    claims is the prior updated by the product over the other claims (Belief.update)."""
-    prior = Belief.prior(GAME)
-    loglik = np.full((len(events), prior.size), -np.inf)
-    for row, e in zip(loglik, events, strict=True):
-        one = apply_event(prior, e)
-        row[np.searchsorted(prior.index, one.index)] = np.log(one.probabilities())
-    speakers = np.array([e.args["speaker"] for e in events])
-
-    def posterior(keep: np.ndarray) -> np.ndarray:
-        total = loglik[keep].sum(axis=0)
-        return joint(prior.update(np.exp(total - total.max()), "the claims kept"))
-
-    final = posterior(np.ones(len(events), dtype=bool))
-    out = []
-    for k in sorted(set(speakers.tolist())):
-        without = posterior(speakers != k)
-        out.append((k == spy, kl_bits(final.sum(axis=1), without.sum(axis=1)),
-                    kl_bits(final.sum(axis=0), without.sum(axis=0))))
+def location_marginal(belief: Belief) -> np.ndarray:
+    out = np.zeros(int(belief.game.hypotheses.size))
+    out[belief.index] = belief.probabilities()
     return out
+
+
+def decoy(S: np.ndarray, spy: int) -> np.ndarray:
+    """The spy's accusation: the public spy belief with itself removed, renormalised."""
+    v = S.copy()
+    v[spy] = 0.0
+    return v / v.sum() if v.sum() > 0 else others(len(S), spy)
+
+
+def end(setup: Setup, spy: int, N: int, Q: np.ndarray, B: np.ndarray) -> int | None:
+    """The automatic end game: the spy names a location, or the table votes (None: go on)."""
+    if Q[spy].max() > SPY_GUESS:
+        return 0 if int(np.argmax(Q[spy])) == N else 1
+    suspects = {top(B[i]) for i in range(setup.s) if i != spy}
+    if len(suspects) == 1 and None not in suspects:
+        return voted_out(suspects.pop(), spy, N, Q)
+    return None
+
+
+def voted_out(accused: int | None, spy: int, N: int, Q: np.ndarray) -> int:
+    if accused is None:
+        return 5
+    if accused != spy:
+        return 4
+    return 2 if int(np.argmax(Q[spy])) == N else 3
+
+
+def vote(rng, setup: Setup, spy: int, N: int, Q: np.ndarray, B: np.ndarray,
+         S: np.ndarray) -> int:
+    """The vote at the time limit: a strict majority votes a player out, or nobody."""
+    votes = np.zeros(setup.s, dtype=int)
+    for i in range(setup.s):
+        v = decoy(S, spy) if i == spy else B[i]
+        votes[int(rng.choice(np.flatnonzero(v >= v.max() * (1 - 1e-12))))] += 1
+    accused = int(np.argmax(votes)) if votes.max() > setup.s / 2 else None
+    return voted_out(accused, spy, N, Q)
 
 
 # ----------------------------------------------------------------------------- many games
 
-def play_block(seeds: list[np.random.SeedSequence], rounds: int, consensus: float,
-               sample: int) -> dict[str, np.ndarray]:
-    """Counts over a block of games, for every mix (the same seeds for each)."""
-    t_max = rounds * N_PLAYERS
-    m = len(MIXES)
-    out = {"outcome": np.zeros((m, len(seeds)), dtype=np.int8), "turns": np.zeros(m),
-           "ig": np.zeros((m, t_max, 2)), "ig_n": np.zeros((m, t_max, 2)),
-           "dpn": np.zeros((m, 2)),
-           "lam": np.zeros(m), "lam_n": np.zeros(m),
-           "gain": np.zeros((m, 2, 2)), "gain_n": np.zeros((m, 2))}
+def play_block(seeds: list[np.random.SeedSequence], setup: Setup) -> dict[str, np.ndarray]:
+    """Sums over a block of games, for every mix (the same seeds for each)."""
+    game = load_game(SPEC, {"locations": setup.n, "players": setup.s, "beta": setup.beta,
+                            "lambda": setup.lam})
+    t_max, m = setup.rounds * setup.s, len(MIXES)
+    out = {"outcome": np.zeros((m, len(seeds)), dtype=np.int8),
+           "named_right": np.zeros((m, len(seeds)), dtype=bool), "turns": np.zeros(m),
+           "ig": np.zeros((m, t_max, 2)), "ig2": np.zeros((m, t_max, 2)),
+           "ig_n": np.zeros((m, t_max, 2)), "dpn": np.zeros((m, 2)),
+           "params": np.zeros((m, 2)), "params_n": np.zeros(m),
+           "gain": np.zeros((m, 2, 2)), "gain2": np.zeros((m, 2, 2)), "gain_n": np.zeros((m, 2))}
     for g, seed in enumerate(seeds):
-        for k, mix in enumerate(MIXES):
-            res = play_game(seed, mix, rounds, consensus, record=g < sample)
+        for k, schedule in enumerate(MIXES.values()):
+            res = play_game(game, setup, seed, schedule)
             out["outcome"][k, g] = res["outcome"]
+            out["named_right"][k, g] = res["named_right"]
             out["turns"][k] += res["turns"]
             for t, is_spy, gain, dpn in res["ig"]:
                 out["ig"][k, t, int(is_spy)] += gain
+                out["ig2"][k, t, int(is_spy)] += gain * gain
                 out["ig_n"][k, t, int(is_spy)] += 1
                 out["dpn"][k, int(is_spy)] += dpn
-            out["lam"][k] += sum(res["lambdas"])
-            out["lam_n"][k] += len(res["lambdas"])
-            if g < sample:
-                for is_spy, loc_gain, spy_gain in aggregate_gains(res["events"], res["spy"]):
-                    out["gain"][k, int(is_spy)] += (loc_gain, spy_gain)
-                    out["gain_n"][k, int(is_spy)] += 1
+            for lam, beta in res["params"]:
+                out["params"][k] += (lam, beta)
+                out["params_n"][k] += 1
+            for is_spy, loc_gain, spy_gain in res["gains"]:
+                out["gain"][k, int(is_spy)] += (loc_gain, spy_gain)
+                out["gain2"][k, int(is_spy)] += (loc_gain ** 2, spy_gain ** 2)
+                out["gain_n"][k, int(is_spy)] += 1
     return out
 
 
-def _play_part(part: tuple[list[np.random.SeedSequence], int], rounds: int,
-               consensus: float) -> dict[str, np.ndarray]:
-    return play_block(part[0], rounds, consensus, part[1])
-
-
-def play(games: int, seed: int, workers: int, rounds: int, consensus: float,
-         sample: int) -> dict[str, np.ndarray]:
-    """The games in `workers` processes, each a block of games with their own spawned seeds
-    (the result depends on the seed only, not on the number of workers or on timing)."""
+def play(setup: Setup, games: int, seed: int, workers: int) -> dict[str, np.ndarray]:
+    """The games in `workers` processes; each game has its own spawned seed, so the result
+    depends on the seed only."""
     seeds = np.random.SeedSequence(seed).spawn(games)
-    blocks = [seeds[k::workers] for k in range(workers)]
-    samples = [sum(1 for g in range(k, sample, workers)) for k in range(workers)]
-    parts = pool_map(partial(_play_part, rounds=rounds, consensus=consensus),
-                     list(zip(blocks, samples, strict=True)), workers, "blocks of games")
-    total = {key: sum(part[key] for part in parts) for key in parts[0] if key != "outcome"}
-    outcome = np.zeros((len(MIXES), games), dtype=np.int8)  # back in the order of the seeds
-    for k, part in enumerate(parts):
-        outcome[:, k::workers] = part["outcome"]
-    total["outcome"] = outcome
+    parts = pool_map(partial(play_block, setup=setup),
+                     [seeds[k::workers] for k in range(workers)], workers, "blocks of games")
+    total = {key: sum(part[key] for part in parts) for key in parts[0]
+             if key not in ("outcome", "named_right")}
+    for key in ("outcome", "named_right"):  # back in the order of the seeds
+        total[key] = np.zeros((len(MIXES), games), dtype=parts[0][key].dtype)
+        for k, part in enumerate(parts):
+            total[key][:, k::workers] = part[key]
     return total
 
 
-# ----------------------------------------------------------------------------- output
-
-def win_table(out: dict[str, np.ndarray], games: int, wins_by: tuple[int, ...]) -> None:
-    print(f"{'mix':<30} {'spy wins':>8}  {'95 % CI':<15} {'vs Flat (paired)':<17} "
-          f"{'turns':>5}  {'mean lambda':>11}")
-    spy_win = np.isin(out["outcome"], wins_by)
-    for k, mix in enumerate(MIXES):
-        wins = spy_win[k]
-        lo, hi = wilson(float(wins.sum()), games)
-        diff = wins.astype(float) - spy_win[0]
-        half = 1.96 * diff.std(ddof=1) / math.sqrt(games) if k else 0.0
-        paired = f"{diff.mean():+.3f} ± {half:.3f}" if k else "-"
-        lam = out["lam"][k] / max(out["lam_n"][k], 1)
-        print(f"{mix.name:<30} {wins.mean():>8.3f}  [{lo:.3f}, {hi:.3f}]  {paired:<17} "
-              f"{out['turns'][k] / games:>5.2f}  {lam:>11.3f}")
-
-
-def report(out: dict[str, np.ndarray], games: int, rounds: int, sample: int) -> None:
-    print("win rates: the spy wins when it guesses the location right (stopping the game, "
-          "or after escaping the vote)")
-    win_table(out, games, SPY_WINS)
-    print("\nstricter scoring of the same games: an escaped spy (innocent accused, or no "
-          "majority) wins outright")
-    win_table(out, games, STRICT_SPY_WINS)
-    print("\noutcomes (fraction of games)")
-    print(f"{'mix':<30} " + "  ".join(f"{o:>{max(len(o), 6)}}" for o in OUTCOMES))
-    for k, mix in enumerate(MIXES):
-        counts = np.bincount(out["outcome"][k], minlength=len(OUTCOMES)) / games
-        print(f"{mix.name:<30} " + "  ".join(
-            f"{counts[i]:>{max(len(o), 6)}.3f}" for i, o in enumerate(OUTCOMES)))
-    print("\nturn-wise information gain IG_t = KL(P_t || P_t-1), public location belief, "
-          "bits (mean; games still running)")
-    header = "  ".join(f"{m.name.split(',')[0][:7]:>7} spy   non-spy  games" for m in MIXES[:2])
-    print(f"{'turn':>4}  {header}")
-    for t in range(rounds * N_PLAYERS):
-        cells = []
-        for k in range(2):
-            ig, n = out["ig"][k, t], out["ig_n"][k, t]
-            mean = [f"{ig[i] / n[i]:.3f}" if n[i] else "-" for i in (1, 0)]
-            cells.append(f"{mean[0]:>11} {mean[1]:>8} {int(n.sum()):>6}")
-        print(f"{t + 1:>4}  " + "  ".join(cells))
-    print("mean per turn: IG (bits), and the change of P(true location)")
-    for k, mix in enumerate(MIXES):
-        ig, n, dpn = out["ig"][k].sum(axis=0), out["ig_n"][k].sum(axis=0), out["dpn"][k]
-        print(f"  {mix.name:<30} spy speaker {ig[1] / n[1]:.3f} ({dpn[1] / n[1]:+.4f}), "
-              f"non-spy speaker {ig[0] / n[0]:.3f} ({dpn[0] / n[0]:+.4f})")
-    print(f"\naggregate gain per player (first {sample} games): KL(final || without the "
-          "player's claims), bits")
-    print(f"{'mix':<30} {'spy: location':>13} {'spy: spy':>9} {'non-spy: location':>17} "
-          f"{'non-spy: spy':>12}")
-    for k, mix in enumerate(MIXES):
-        g, n = out["gain"][k], out["gain_n"][k]
-        print(f"{mix.name:<30} {g[1, 0] / n[1]:>13.3f} {g[1, 1] / n[1]:>9.3f} "
-              f"{g[0, 0] / n[0]:>17.3f} {g[0, 1] / n[0]:>12.3f}")
-
-
-def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) -> str:
-    """The first seeded game (Flat) that lasts at least one round: its public beliefs."""
-    g = 0
-    for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(1000)):  # noqa: B007
-        res = play_game(game_seed, MIXES[0], rounds, consensus, record=True)
-        if res["turns"] >= N_PLAYERS:
+def sample_game(setup: Setup, seed: int) -> tuple[int, dict]:
+    """The first seeded game (Flat) that lasts at least one round."""
+    game = load_game(SPEC, {"locations": setup.n, "players": setup.s, "beta": setup.beta,
+                            "lambda": setup.lam})
+    for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(200)):
+        res = play_game(game, setup, game_seed, flat, record=True)
+        if res["turns"] >= setup.s:
             break
-    trace = np.array(res["trace"])
-    with figure(path_beliefs, (11, 4), ncols=2, sharex=True) as (fig, axes):
-        draw_sample(fig, axes, g, res, trace)
-    outcome = OUTCOMES[res["outcome"]]
-    lines = [f"sample game {g} (Flat): location {res['location']}, spy {res['spy']}, "
-             f"{res['turns']} turns, {outcome}"]
-    lines.append("turn speaker  top location (p)  P(true location)  top suspect (p)  "
-                 "P(true spy)")
-    for t in range(1, len(trace)):
-        loc, spy = trace[t].sum(axis=1), trace[t].sum(axis=0)
-        lines.append(f"{t:>4} {(t - 1) % N_PLAYERS:>7}  {int(loc.argmax()):>6} ({loc.max():.3f})"
-                     f"  {loc[res['location']]:>16.3f}  {int(spy.argmax()):>5} ({spy.max():.3f})"
-                     f"  {spy[res['spy']]:>11.3f}")
-    return "\n".join(lines)
+    return g, res
 
 
-def draw_sample(fig, axes, g: int, res: dict, trace: np.ndarray) -> None:
-    turns = np.arange(len(trace))
-    for ax, marg, labels, truth, title in (
-            (axes[0], trace.sum(axis=2), [f"location {i}" for i in range(N_LOC)],
-             res["location"], "public location belief"),
-            (axes[1], trace.sum(axis=1), [f"player {i}" for i in range(N_PLAYERS)],
-             res["spy"], "public spy belief")):
-        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85)  # tab10, the default cycle
-        ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
-        ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
-        ax.set_title(f"{title} (truth: band {truth}, outlined)")
-        ax.set_xlabel("turn (0 = prior; speaker = (turn - 1) mod players)")
-        ax.set_ylim(0, 1)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.suptitle(f"Spyfall sample game {g} (Flat): location {res['location']}, spy "
-                 f"{res['spy']}, {res['turns']} turns, {OUTCOMES[res['outcome']]}")
-
-
-def plot_ig(out: dict[str, np.ndarray], rounds: int, path: Path) -> None:
-    with figure(path, (7, 4)) as (_, ax):
-        draw_ig(ax, out, rounds)
-
-
-def draw_ig(ax, out: dict[str, np.ndarray], rounds: int) -> None:
-    turns = np.arange(1, rounds * N_PLAYERS + 1)
-    for k, style in ((0, "-"), (1, "--")):
-        for i, label in ((0, "non-spy speaker"), (1, "spy speaker")):
-            n = out["ig_n"][k, :, i]
-            mean = np.divide(out["ig"][k, :, i], n, out=np.full(len(n), np.nan), where=n >= 5)
-            ax.plot(turns, mean, style, marker="o" if i else "s", ms=4,
-                    label=f"{MIXES[k].name}: {label}")
-    ax.set_xlabel("turn")
-    ax.set_ylabel("mean IG_t = KL(P_t || P_t-1), bits")
-    ax.set_title("Spyfall: information gain of the public location belief")
-    ax.legend(fontsize=8)
+def parse_setup(args: argparse.Namespace) -> Setup:
+    params = dict(VARIANTS[args.variant])
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if name not in ("locations", "players", "beta", "lambda"):
+            raise SystemExit(f"error: --set {item}: the params are locations, players, beta, "
+                             "lambda")
+        try:
+            params[name] = int(value) if name in ("locations", "players") else float(value)
+        except ValueError:
+            raise SystemExit(f"error: --set {item}: not a number") from None
+    load_game(SPEC, params)  # the spec's own checks first (a clean error, exit status 1)
+    setup = Setup(n=int(params.get("locations", 8)), s=int(params.get("players", 5)),
+                  beta=params["beta"], lam=params["lambda"], rounds=args.rounds,
+                  raise_=args.raise_, lower=args.lower)
+    problems = [why for bad, why in (
+        (setup.n < 1, "locations must be at least 1"),
+        (setup.s < 2, "players must be at least 2 (a spy and someone to find it)"),
+        (not 0 <= setup.lam < 1, "lambda must lie in [0, 1) (alpha must stay positive)"),
+        (not setup.beta > 0, "beta must be positive"),
+        (not 0 <= setup.raise_ < 1, "--raise must lie in [0, 1)"),
+        (not 0 <= setup.lower < 1, "--lower must lie in [0, 1)"),
+        (setup.rounds < 1, "--rounds must be at least 1")) if bad]
+    if problems:
+        raise SystemExit("error: " + "; ".join(problems))
+    return setup
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sample", type=int, default=100,
-                        help="games (of each mix) whose aggregate gains are computed")
-    parser.add_argument("--consensus", type=float, default=0.5)
-    parser.add_argument("--dynamic", type=float, nargs=2, metavar=("LO", "HI"),
-                        help="the Dynamic speaker's lambda_t range "
-                        "(default lambda/2, min(0.95, 5 lambda/2))")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="notes",
+                        help="notes: beta 1, lambda 0.5 (the notes); tuned: beta 10, "
+                        "lambda 0.2 (the previous default)")
+    parser.add_argument("--raise", dest="raise_", type=float, default=0.5,
+                        help="Dynamic: lambda_t = lambda + RAISE (1 - lambda) for the top suspect")
+    parser.add_argument("--lower", type=float, default=0.5,
+                        help="Dynamic: beta_t = beta (1 - LOWER c_t)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="override a param of the spec (locations, players, beta, lambda)")
     output_args(parser)
     args = parser.parse_args()
-    overrides = {}
-    for item in args.set:
-        name, value = item.split("=", 1)
-        overrides[name] = int(value) if name in ("locations", "players") else float(value)
-    configure(overrides, tuple(args.dynamic) if args.dynamic else None)
+    setup = parse_setup(args)
+    if args.games < 1 or args.workers < 1:
+        raise SystemExit("error: --games and --workers must be at least 1")
     start = time.perf_counter()
-    sample = min(args.sample, args.games)
-    out = play(args.games, args.seed, args.workers, args.rounds, args.consensus, sample)
-    print(f"{args.games} seeded games per mix (seed {args.seed}): {N_LOC} locations, "
-          f"{N_PLAYERS} players, beta {BETA}, lambda {LAMBDA} (Dynamic: {DYN_LO}..{DYN_HI}), "
-          f"{args.rounds} rounds, spy guesses above {SPY_GUESS}, consensus {args.consensus}")
+    out = play(setup, args.games, args.seed, min(args.workers, args.games))
+    print(f"{args.games} seeded games per mix (seed {args.seed}, variant {args.variant}): "
+          f"{setup.n} locations, {setup.s} players, beta {setup.beta:g}, lambda {setup.lam:g}, "
+          f"{setup.rounds} rounds, spy names the location above {SPY_GUESS}; Dynamic: raise "
+          f"{setup.raise_:g}, lower {setup.lower:g}")
     print()
-    report(out, args.games, args.rounds, sample)
+    report(out, args.games, setup, list(MIXES), OUTCOMES, SPY_WINS, TIES)
     results = plot_dir(args)
     if results:
+        g, res = sample_game(setup, args.seed)
         print()
-        print(plot_sample(args.seed, args.rounds, args.consensus,
-                          results / "spyfall-beliefs.png"))
-        plot_ig(out, args.rounds, results / "spyfall-ig.png")
+        print(plot_sample(g, res, setup, OUTCOMES, results / "spyfall-beliefs.png"))
+        plot_ig(out, setup, list(MIXES), results / "spyfall-ig.png")
         print(f"plots: {shown(results / 'spyfall-beliefs.png')}, "
               f"{shown(results / 'spyfall-ig.png')}")
     print(f"[{time.perf_counter() - start:.0f} s]")

@@ -1,204 +1,170 @@
-"""specs/spyfall.yaml against a brute-force posterior written here.
+"""specs/spyfall.yaml and examples/spyfall.py against the Spyfall notes' formulas,
+computed here by hand on small cases.
 
-The hypotheses (location, spy) are listed by hand; the Dirichlet density of a
-claim is computed with math.lgamma; prior x likelihoods over the n x s
-hypotheses is normalised by hand and compared with Sleuth's posterior.
+- the claim likelihood: the mixture S(j) Dir(C; beta gamma_spy) + (1 - S(j)) Dir(C; beta gamma_honest),
+  with the Dirichlet density written with math.lgamma;
+- the public spy update p e_j + (1 - p) alpha and the private one with alpha_bar;
+- the game-ending rule and the Dynamic schedules;
+- the running beliefs without a player's messages, against a replay through Sleuth.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from sleuth.compiler import load_game
-from sleuth.compiler.interpret import evaluate
-from sleuth.compiler.likelihood import answer_is_legal, answer_likelihood
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.observe import Event, apply_event
-from sleuth.solver.interfaces.cli import main
+from sleuth.solver.infoset.observe import apply_event
+from sleuth.solver.interfaces.cli import main as sleuth
 from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "examples"))
+import spyfall as sim  # noqa: E402
 
 SPEC = ROOT / "specs" / "spyfall.yaml"
 
 
-def dirichlet_log_pdf(x: list[float], alpha: list[float]) -> float:
-    return (math.lgamma(sum(alpha)) - sum(math.lgamma(a) for a in alpha)
-            + sum((a - 1) * math.log(v) for a, v in zip(alpha, x, strict=True)))
+def dirichlet_pdf(x, alpha) -> float:
+    return math.exp(math.lgamma(sum(alpha)) - sum(math.lgamma(a) for a in alpha)
+                    + sum((a - 1) * math.log(v) for a, v in zip(alpha, x, strict=True)))
 
 
-def alpha(n: int, location: int, spy: int, speaker: int, public: list[float], beta: float,
-          lam: float) -> list[float]:
-    """The Dirichlet parameters of a claim, from the model's description (not the spec)."""
-    target = public if speaker == spy else [float(i == location) for i in range(n)]
-    return [beta * ((1 - lam) + lam * t) for t in target]
+def hand_likelihood(n, loc, claim, public, suspicion, beta, lam) -> float:
+    honest = [beta * ((1 - lam) + lam * (i == loc)) for i in range(n)]
+    spy = [beta * ((1 - lam) + lam * p) for p in public]
+    return suspicion * dirichlet_pdf(claim, spy) + (1 - suspicion) * dirichlet_pdf(claim, honest)
 
 
-def brute_force(n: int, s: int, beta: float, lam: float,
-                claims: list[tuple[int, list[float], list[float]]]) -> dict[tuple, float]:
-    """P(location, spy | claims) with a uniform prior."""
-    logw = {}
-    for location, spy in itertools.product(range(n), range(s)):
-        logw[location, spy] = sum(
-            dirichlet_log_pdf(c, alpha(n, location, spy, j, p, beta, lam)) for j, c, p in claims)
-    top = max(logw.values())
-    w = {h: math.exp(v - top) for h, v in logw.items()}
-    total = sum(w.values())
-    return {h: v / total for h, v in w.items()}
-
-
-def params(game) -> tuple[int, int, float, float]:
-    p = game.model.params
-    return int(p["locations"]), int(p["players"]), float(p["beta"]), float(p["lambda"])
-
-
-def sleuth_posterior(game, claims) -> dict[tuple, float]:
-    belief = Belief.prior(game)
-    for j, c, p in claims:
-        belief = apply_event(belief, Event("claim", {"speaker": j},
-                                           answer={"claim": tuple(c), "public": tuple(p)}))
-    out = dict.fromkeys(itertools.product(range(int(game.model.params["locations"])),
-                                          range(int(game.model.params["players"]))), 0.0)
-    for loc, spy, q in zip(belief.values("location"), belief.values("spy"),
-                           belief.probabilities(), strict=True):
-        out[int(loc), int(spy)] += float(q)
-    return out
-
-
-def marginals(post: dict[tuple, float], n: int, s: int) -> tuple[list[float], list[float]]:
-    loc = [sum(post[i, j] for j in range(s)) for i in range(n)]
-    spy = [sum(post[i, j] for i in range(n)) for j in range(s)]
-    return loc, spy
-
-
-@pytest.mark.parametrize("seed, overrides", [
-    (0, {"locations": 4, "players": 3}),
-    (1, {"locations": 4, "players": 3, "beta": 6.0, "lambda": 0.45}),
-    (2, {"locations": 3, "players": 4, "beta": 15.0, "lambda": 0.1}),
-])
-def test_posterior_equals_brute_force(seed, overrides):
-    g = load_game(SPEC, overrides)
-    n, s, beta, lam = params(g)
-    assert g.hypotheses.size == n * s
+@pytest.mark.parametrize("n, beta, lam, seed", [(8, 1.0, 0.5, 0), (3, 10.0, 0.2, 1),
+                                                (5, 2.5, 0.0, 2)])
+def test_claim_update_is_the_notes_mixture(n, beta, lam, seed):
     rng = np.random.default_rng(seed)
-    claims = []
-    for _ in range(5):
-        speaker = int(rng.integers(s))
-        claim = [float(x) for x in rng.dirichlet(np.full(n, 3.0))]
-        public = [float(x) for x in rng.dirichlet(np.full(n, 2.0))]
-        claims.append((speaker, claim, public))
-        want = brute_force(n, s, beta, lam, claims)
-        got = sleuth_posterior(g, claims)
-        for h in want:
-            assert got[h] == pytest.approx(want[h], abs=1e-9), h
-        for a, b in zip(marginals(got, n, s), marginals(want, n, s), strict=True):
-            assert a == pytest.approx(b, abs=1e-9)
+    game = load_game(SPEC, {"locations": n, "players": 4, "beta": beta, "lambda": lam})
+    belief = Belief.prior(game)
+    want = np.full(n, 1.0 / n)
+    for t in range(4):
+        public = sim.location_marginal(belief)
+        claim = rng.dirichlet(np.full(n, 1.5))
+        suspicion = float(rng.uniform())
+        belief = apply_event(belief, sim.claim_event(t % 4, claim, public, suspicion))
+        want = want * [hand_likelihood(n, loc, claim, public, suspicion, beta, lam)
+                       for loc in range(n)]
+        want /= want.sum()
+        assert np.allclose(sim.location_marginal(belief), want, rtol=1e-9, atol=1e-12)
+        honest, spy = sim.densities(game, t % 4, claim, public)
+        assert np.allclose(honest, [hand_likelihood(n, loc, claim, public, 0.0, beta, lam)
+                                    for loc in range(n)], rtol=1e-9)
+        assert spy == pytest.approx(hand_likelihood(n, 0, claim, public, 1.0, beta, lam),
+                                    rel=1e-9)
 
 
-def test_kernel_likelihood_equals_interpreter_and_hand_density():
-    """The vectorised likelihood, the reference interpreter and the density written here
-    agree at random points (answers drawn from a Dirichlet: Real answers cannot be
-    enumerated)."""
-    g = load_game(SPEC, {"locations": 5, "players": 4, "lambda": 0.35})
-    n, s, beta, lam = params(g)
-    expr = g.model.action("claim").response.likelihood_expr
-    everyone = np.arange(g.hypotheses.size)
-    rng = np.random.default_rng(11)
-    for _ in range(4):
-        speaker = int(rng.integers(s))
-        answer = {"claim": tuple(float(x) for x in rng.dirichlet(np.full(n, 2.0))),
-                  "public": tuple(float(x) for x in rng.dirichlet(np.full(n, 2.0)))}
-        kernel = answer_likelihood(g, "claim", {"speaker": speaker}, answer, everyone)
-        for h in range(g.hypotheses.size):
-            value = g.hypotheses.value(h)
-            reference = evaluate(expr, {**value, "speaker": speaker, "answer": answer})
-            by_hand = math.exp(dirichlet_log_pdf(list(answer["claim"]), alpha(
-                n, value["location"], value["spy"], speaker, list(answer["public"]), beta,
-                lam)))
-            assert kernel[h] == pytest.approx(reference, rel=1e-12)
-            assert reference == pytest.approx(by_hand, rel=1e-12)
+def test_public_spy_update_by_hand():
+    S = np.array([0.1, 0.4, 0.3, 0.2])
+    alpha = np.array([0.5, 0.0, 0.25, 0.25])  # speaker 1 accuses 0 most
+    got = sim.public_spy_update(S, 1, alpha)
+    p = 0.4  # S_{t-1}(j)
+    assert got.tolist() == pytest.approx([0.6 * 0.5, p, 0.6 * 0.25, 0.6 * 0.25])
+    assert got.sum() == pytest.approx(1.0)
 
 
-def test_claims_concentrated_on_a_location_raise_it():
-    """Claims that put most mass on location k raise P(location = k) above the prior, to
-    the top, and more so for a listener who knows the speaker is not the spy."""
-    g = load_game(SPEC, {"locations": 4, "players": 3})
-    n, s, beta, lam = params(g)
-    k = 2
-    uniform = [1 / n] * n
-    claim = [0.1, 0.1, 0.7, 0.1]
-    claims = [(0, claim, uniform), (1, claim, uniform)]
-    post = sleuth_posterior(g, claims)
-    loc, _ = marginals(post, n, s)
-    assert loc[k] > 1 / n and loc[k] == max(loc)
-    assert loc[k] == pytest.approx(marginals(brute_force(n, s, beta, lam, claims), n, s)[0][k],
-                                   abs=1e-9)
-    # player 2 knows that neither speaker is the spy: its location belief is sharper
-    private = [post[i, 2] / sum(post[m, 2] for m in range(n)) for i in range(n)]
-    assert private[k] > loc[k]
+def test_private_spy_update_by_hand():
+    B = np.array([0.0, 0.5, 0.3, 0.2])  # player 0's belief: never itself
+    alpha = np.array([0.6, 0.0, 0.3, 0.1])  # speaker 1 accuses player 0 most
+    got = sim.private_spy_update(B, 0, 1, alpha)
+    bar = np.array([0.0, 0.0, 0.75, 0.25])  # alpha with coordinate 0 zeroed, renormalised
+    assert got.tolist() == pytest.approx((0.5 * np.eye(4)[1] + 0.5 * bar).tolist())
+    assert got[0] == 0.0
+    # an accusation of i alone leaves nothing: alpha_bar is uniform over the others but i
+    got = sim.private_spy_update(B, 0, 1, np.eye(4)[0])
+    assert got.tolist() == pytest.approx([0.0, 0.5 + 0.5 / 3, 0.5 / 3, 0.5 / 3])
 
 
-def test_a_spy_mimicking_a_uniform_public_belief_says_nothing_about_the_location():
-    """Given that the speaker is the spy and P is uniform, the claim's likelihood does not
-    depend on the location: the location stays uniform, whatever the claim."""
-    g = load_game(SPEC, {"locations": 4, "players": 3})
-    n, s, _, _ = params(g)
-    rng = np.random.default_rng(5)
-    for speaker in range(s):
-        claim = [float(x) for x in rng.dirichlet(np.full(n, 2.0))]
-        post = sleuth_posterior(g, [(speaker, claim, [1 / n] * n)])
-        given_spy = [post[i, speaker] for i in range(n)]
-        assert sum(given_spy) > 0
-        for v in given_spy:
-            assert v / sum(given_spy) == pytest.approx(1 / n, abs=1e-12)
-        # a non-spy's view, by contrast, leans towards the claim's largest entry
-        other = (speaker + 1) % s
-        honest = [post[i, other] / sum(post[m, other] for m in range(n)) for i in range(n)]
-        assert int(np.argmax(honest)) == int(np.argmax(claim))
+def test_claim_update_of_a_private_spy_belief_is_bayes():
+    B = np.array([0.0, 0.25, 0.5, 0.25])
+    got = sim.claim_update(B, 2, spy_density=3.0, honest_density=1.5)
+    want = np.array([0.0, 0.25 * 1.5, 0.5 * 3.0, 0.25 * 1.5])
+    assert got.tolist() == pytest.approx((want / want.sum()).tolist())
 
 
-def test_a_perfectly_flat_claim_makes_the_speaker_suspect():
-    """A flat claim (1/n each) with a uniform P: by symmetry the location stays uniform;
-    the spy's Dirichlet (all alpha equal) gives it a higher density than an honest one
-    (lgamma is convex), so P(spy = speaker) rises above 1/s."""
-    g = load_game(SPEC, {"locations": 4, "players": 3})
-    n, s, beta, lam = params(g)
-    flat = [1 / n] * n
-    post = sleuth_posterior(g, [(1, flat, flat)])
-    loc, spy = marginals(post, n, s)
-    assert loc == pytest.approx([1 / n] * n, abs=1e-12)
-    assert spy[1] > 1 / s > spy[0]
-    assert spy == pytest.approx(marginals(brute_force(n, s, beta, lam, [(1, flat, flat)]),
-                                          n, s)[1], abs=1e-9)
+def test_the_game_ending_rule():
+    Q = np.array([[0.5, 0.5], [0.95, 0.05], [0.5, 0.5]])  # spy 1 is sure of location 0
+    B = np.array([[0.0, 0.6, 0.4], [0.5, 0.0, 0.5], [0.3, 0.7, 0.0]])
+    setup = sim.Setup(n=2, s=3, beta=1.0, lam=0.5)
+    assert sim.end(setup, 1, 0, Q, B) == 0  # names the true location: spy wins
+    assert sim.end(setup, 1, 1, Q, B) == 1
+    Q[1] = [0.7, 0.3]
+    # both non-spies suspect player 1, the spy: it then names location 0
+    assert sim.end(setup, 1, 0, Q, B) == 2 and 2 in sim.SPY_WINS and 2 in sim.TIES
+    assert sim.end(setup, 1, 1, Q, B) == 3 and 3 not in sim.SPY_WINS
+    B[2] = [0.6, 0.4, 0.0]
+    assert sim.end(setup, 1, 0, Q, B) is None  # no common top suspect: go on
+    assert sim.voted_out(0, 1, 0, Q) == 4 and 4 in sim.SPY_WINS
+    assert sim.voted_out(None, 1, 0, Q) == 5 and 5 in sim.SPY_WINS
 
 
-def test_claims_need_positive_entries():
-    g = load_game(SPEC, {"locations": 3, "players": 3})
-    public = (1 / 3, 1 / 3, 1 / 3)
-    assert answer_is_legal(g, "claim", {"speaker": 0}, {"claim": (0.2, 0.3, 0.5),
-                                                        "public": public})
-    assert not answer_is_legal(g, "claim", {"speaker": 0}, {"claim": (0.0, 0.5, 0.5),
-                                                            "public": public})
+def test_dynamic_schedule():
+    setup = sim.Setup(n=4, s=3, beta=2.0, lam=0.4, raise_=0.5, lower=0.5)
+    view = {"P": np.array([0.25, 0.25, 0.25, 0.25]), "S": np.array([0.2, 0.5, 0.3]), "N": 2}
+    assert sim.dynamic(setup, view, 1) == (pytest.approx(0.4 + 0.5 * 0.6), 2.0)
+    assert sim.dynamic(setup, view, 0) == (0.4, 2.0)
+    view["P"] = np.array([0.1, 0.1, 0.7, 0.1])
+    c = (0.7 - 0.25) / 0.75
+    assert sim.dynamic(setup, view, 0)[1] == pytest.approx(2.0 * (1 - 0.5 * c))
+    assert sim.flat(setup, view, 0) == (0.4, 2.0)
 
 
-def test_check_and_belief_cli(capsys, tmp_path):
-    main(["check", str(SPEC), "--set", "locations=4", "--set", "players=3"])
-    out = capsys.readouterr().out
-    assert "OK" in out and "hypotheses   12" in out and "density" in out
-    n, s, beta, lam = params(load_game(SPEC))
-    claim = [0.6] + [0.4 / (n - 1)] * (n - 1)
-    public = [1 / n] * n
-    obs = tmp_path / "spyfall-observations.yaml"
-    obs.write_text(f"- query: claim\n  args: {{speaker: 0}}\n"
-                   f"  answer: {{claim: {claim}, public: {public}}}\n")
-    main(["belief", str(SPEC), "--observations", str(obs)])
-    out = capsys.readouterr().out
-    assert "1 observation" in out and f"{n * s} hypotheses remain" in out
-    # the most probable hypothesis is the brute-force one, with the same probability
-    want = brute_force(n, s, beta, lam, [(0, claim, public)])
-    best = max(want, key=want.get)
-    line = next(x for x in out.splitlines() if "%  location = " in x)
-    assert line.split("%")[0].strip() == f"{100 * want[best]:.2f}"
-    assert line.strip().endswith(f"location = {best[0]}, spy = {best[1]}")
+def test_gains_match_a_replay_without_the_player():
+    """The running beliefs without player k, against Sleuth replaying every message but k's."""
+    setup = sim.Setup(n=5, s=4, beta=1.0, lam=0.5)
+    game = load_game(SPEC, {"locations": 5, "players": 4})
+    for seed in np.random.SeedSequence(3).spawn(6):
+        res = sim.play_game(game, setup, seed, sim.flat, record=True)
+        final_p, final_s = res["trace"][-1]
+        for k, (is_spy, loc_gain, spy_gain) in enumerate(res["gains"]):
+            assert is_spy == (k == res["spy"])
+            belief, S = Belief.prior(game), np.full(4, 0.25)
+            for j, claim, public, accusation in res["messages"]:
+                if j == k:
+                    continue
+                belief = apply_event(belief, sim.claim_event(j, claim, public, S[j]))
+                S = S[j] * np.eye(4)[j] + (1 - S[j]) * accusation
+            assert loc_gain == pytest.approx(sim.kl_bits(final_p, sim.location_marginal(belief)),
+                                             abs=1e-9)
+            assert spy_gain == pytest.approx(sim.kl_bits(final_s, S), abs=1e-9)
+
+
+def test_one_location_and_two_players_do_not_crash():
+    game = load_game(SPEC, {"locations": 1})
+    res = sim.play_game(game, sim.Setup(n=1, s=5, beta=1.0, lam=0.5),
+                        np.random.SeedSequence(0), sim.dynamic)
+    assert res["outcome"] == 0 and res["turns"] == 0  # the spy knows the only location
+    game = load_game(SPEC, {"players": 2})
+    for seed in np.random.SeedSequence(1).spawn(5):
+        res = sim.play_game(game, sim.Setup(n=8, s=2, beta=1.0, lam=0.5), seed, sim.knowledge)
+        assert 0 <= res["outcome"] < len(sim.OUTCOMES)
+
+
+def test_check_one_location(capsys):
+    sleuth(["check", str(SPEC), "--set", "locations=1"])
+    assert "hypotheses   1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, status, text", [
+    (["--games", "6", "--set", "locations=1"], 0, "spy named the location"),
+    (["--games", "6", "--set", "lambda=0"], 0, "spy win rate"),
+    (["--games", "1", "--variant", "tuned", "--workers", "1"], 0, "beta 10, lambda 0.2"),
+    (["--games", "5", "--set", "players=1"], 1, "players must be at least 2"),
+    (["--games", "5", "--set", "lambda=1"], 1, "lambda must lie in [0, 1)"),
+    (["--games", "5", "--set", "beta=x"], 1, "not a number"),
+])
+def test_example_runs_and_refuses_cleanly(args, status, text):
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "spyfall.py"), *args],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == status, out.stderr
+    assert "Traceback" not in out.stderr
+    assert text in out.stdout + out.stderr
