@@ -374,7 +374,7 @@ def sample_game(setup: Setup, seed: int) -> tuple[int, dict]:
     """The first seeded game (Flat) that lasts at least one round."""
     game = load_game(SPEC, {"locations": setup.n, "players": setup.s, "beta": setup.beta,
                             "lambda": setup.lam})
-    for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(200)):
+    for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(200)):  # noqa: B007
         res = play_game(game, setup, game_seed, flat, record=True)
         if res["turns"] >= setup.s:
             break

@@ -53,7 +53,7 @@ def report(out: dict[str, np.ndarray], games: int, setup, names: list[str],
         print(f"{name:<25} " + "  ".join(f"{counts[i]:>{w}.3f}" for i, w in enumerate(width)))
     print("\nturn-wise information gain IG_t = KL(P_t || P_t-1) of the public location belief, "
           "bits: mean ± 95 % (games still running)")
-    print(f"{'turn':>4}  " + "  ".join(f"{name[:24]:<24}{'spy speaker':>18} {'non-spy speaker':>18}"
+    print(f"{'turn':>4}  " + "  ".join(f"{name[:24]:<24}{'spy speaker':>21} {'non-spy speaker':>21}"
                                        for name in names[:2]))
     for t in range(setup.rounds * setup.s):
         cells = []
@@ -61,7 +61,7 @@ def report(out: dict[str, np.ndarray], games: int, setup, names: list[str],
             ig, sq, n = out["ig"][k, t], out["ig2"][k, t], out["ig_n"][k, t]
             cell = [f"{ig[i] / n[i]:.3f} ± {half_width(ig[i], sq[i], n[i]):.3f} ({int(n[i])})"
                     if n[i] > 1 else "-" for i in (1, 0)]
-            cells.append(f"{'':<24}{cell[0]:>18} {cell[1]:>18}")
+            cells.append(f"{'':<24}{cell[0]:>21} {cell[1]:>21}")
         if out["ig_n"][:2, t].sum():
             print(f"{t + 1:>4}  " + "  ".join(cells))
     print("mean per claim: IG (bits) and the change of P(true location)")

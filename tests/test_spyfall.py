@@ -1,7 +1,8 @@
 """specs/spyfall.yaml and examples/spyfall.py against the Spyfall notes' formulas,
 computed here by hand on small cases.
 
-- the claim likelihood: the mixture S(j) Dir(C; beta gamma_spy) + (1 - S(j)) Dir(C; beta gamma_honest),
+- the claim likelihood: the mixture S(j) Dir(C; beta gamma_spy)
+  + (1 - S(j)) Dir(C; beta gamma_honest),
   with the Dirichlet density written with math.lgamma;
 - the public spy update p e_j + (1 - p) alpha and the private one with alpha_bar;
 - the game-ending rule and the Dynamic schedules;
