@@ -19,8 +19,11 @@ from sleuth.compiler import ir
 from sleuth.compiler.declarations import BUILTIN_DOMAINS, Declarations, Table
 from sleuth.compiler.domains import (
     Domain,
+    enum_domain,
 )
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.forms import FORMS, LikelihoodForm
+from sleuth.compiler.hidden import Hidden, hidden_from, is_number, prior_factor
 from sleuth.compiler.infer import Env, Typer, const_type
 from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.ir import (
@@ -60,6 +63,10 @@ class Response:
     likelihood: str
     likelihood_expr: ir.Node | None
     tremble: float = 0.0  # the answer is off-model (uniform over legal ones) this often
+
+    @property
+    def form(self) -> LikelihoodForm:
+        return FORMS[self.likelihood]
 
 
 @dataclass
@@ -124,6 +131,8 @@ class Checker(Declarations):
         self.spec = spec
         self.reader = Reader(spec.doc)
         self.params = _apply_overrides(spec, overrides)
+        self.hidden = {name: (h, EnumT(h.domain_name, h.labels))
+                       for name, h in self.params.items() if isinstance(h, Hidden)}
         self.strings: set[str] = set()
         self.labels: dict[str, list[EnumT]] = {}
         self.domains: dict[str, Domain] = {}
@@ -153,13 +162,18 @@ class Checker(Declarations):
         for name, t in self.tables.items():
             scope[name] = Binding("table", t.type, value=t)
         for name, v in self.params.items():
-            scope[name] = Binding("param", const_type(v), value=v)
+            if name in self.hidden:  # its value depends on the hypothesis: see secret_scope
+                scope[name] = Binding("hidden", None, value=self.hidden[name])
+            else:
+                scope[name] = Binding("param", const_type(v), value=v)
         return scope
 
     def secret_scope(self, secret: list[Var]) -> dict[str, Binding]:
         scope = self.global_scope()
         for v in secret:
-            scope[v.name] = Binding("secret", v.domain.type, frozenset({HYP}), v.name)
+            kind = "hidden" if v.name in self.hidden else "secret"
+            scope[v.name] = Binding(kind, v.domain.type, frozenset({HYP}), v.name,
+                                    value=self.hidden.get(v.name))
         return scope
 
     # -- the model
@@ -176,12 +190,11 @@ class Checker(Declarations):
                 kind = "param" if v.name in self.params else "domain"
                 raise SpecError(f"secret variable '{v.name}' has the name of a {kind}", v.loc,
                                 hint="rename the secret variable (or the " + kind + ")")
+        secret += [Var(name, enum_domain(enum.name, list(enum.values)), spec.params[name][1])
+                   for name, (_, enum) in self.hidden.items()]
         scope = self.secret_scope(secret)
         constraints = [self.boolean(c, scope, "a constraint") for c in spec.constraints]
-        prior = None
-        if spec.prior is not None:
-            prior = self.expr(spec.prior, scope)
-            _expect_numeric(prior, "the prior weight")
+        prior = self.prior(scope)
         queries = [self.action(a, secret) for a in spec.queries]
         observations = [self.action(a, secret) for a in spec.observations]
         identify = self.identify(secret)
@@ -190,6 +203,19 @@ class Checker(Declarations):
                      secret, constraints, prior, queries, observations, identify,
                      spec.goal.max_queries, tuple(sorted(self.strings)), dict(self.tables),
                      spec.goal.confidence)
+
+    def prior(self, scope: Scope) -> ir.Node | None:
+        """The prior weight expression: the spec's, times each hidden param's weights."""
+        node = None if self.spec.prior is None else self.resolver.resolve(self.spec.prior, scope)
+        for name, (h, enum) in self.hidden.items():
+            factor = prior_factor(name, h, enum, self.spec.params[name][1])
+            if factor is not None:
+                node = factor if node is None else ir.Binary(factor.loc, "*", node, factor)
+        if node is None:
+            return None
+        prior = self.typer.check(node, type_env(scope))
+        _expect_numeric(prior, "the prior weight")
+        return prior
 
     def var(self, decl: VarDecl, what: str, finite: bool = True) -> Var:
         d = self.domain(decl.domain)
@@ -231,9 +257,9 @@ class Checker(Declarations):
     def response(self, action: Action, scope: dict[str, Binding]) -> Response:
         r = action.response
         assert r is not None
-        answer = self.var(VarDecl("answer", r.answer, r.loc), "answer",
-                          finite=r.likelihood != "density")
-        if r.likelihood != "density" and not answer.domain.type.finite:
+        continuous = FORMS[r.likelihood].continuous
+        answer = self.var(VarDecl("answer", r.answer, r.loc), "answer", finite=not continuous)
+        if not continuous and not answer.domain.type.finite:
             raise SpecError("a response with a continuous answer needs a density likelihood",
                             r.loc, hint="likelihood: {density: expr}")
         scope = {**scope, "answer": Binding("answer", answer.domain.type, frozenset({ROW}),
@@ -269,15 +295,15 @@ class Checker(Declarations):
         if not 0 <= value < 1:
             raise SpecError(f"tremble must be a probability in [0, 1), not {value:g}",
                             r.tremble.loc)
-        if r.likelihood == "density" and value:
+        if FORMS[r.likelihood].continuous and value:
             raise SpecError("a tremble needs a finite answer domain: off-model answers are "
                             "uniform over the legal ones", r.tremble.loc)
         return value
 
     def identify(self, secret: list[Var]) -> list[str]:
         names = [v.name for v in secret]
-        if self.spec.goal.identify is None:
-            return names
+        if self.spec.goal.identify is None:  # every variable but the hidden params
+            return [n for n in names if n not in self.hidden]
         for name, loc in self.spec.goal.identify:
             if name not in names:
                 raise SpecError(f"goal identifies '{name}', which is not a secret variable",
@@ -322,12 +348,21 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
                             (f"parameters of this spec: {', '.join(params)}" if params
                              else "this spec has no parameters"))
         old = params[name]
-        if type(old) is not type(value) and not (isinstance(old, float) and
-                                                 isinstance(value, int)):
+        if isinstance(value, dict | Hidden):
+            value = value if isinstance(value, Hidden) else hidden_from(value, name)
+            _same_kind(name, old, value, spec.params[name][1])
+        elif isinstance(old, Hidden):
+            _same_kind(name, old, value, spec.params[name][1])
+        elif type(old) is not type(value) and not (isinstance(old, float) and
+                                                   isinstance(value, int)):
             raise SpecError(f"--set {name}={value!r}: expected {type(old).__name__}, like the "
                             f"spec's value {old!r}", spec.params[name][1])
         params[name] = value
     for name, value in params.items():
+        if isinstance(value, Hidden) and any(isinstance(v, int) and abs(v) > ir.INT_LIMIT
+                                             for v in value.values):
+            raise SpecError(f"hidden param {name} has a value beyond 2**62",
+                            None if name in overrides else spec.params[name][1])
         if isinstance(value, int) and not isinstance(value, bool) and \
                 abs(value) > ir.INT_LIMIT:
             where = "--set " if name in overrides else ""
@@ -335,6 +370,21 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
                             None if name in overrides else spec.params[name][1],
                             hint=f"integer params are at most 2**62 = {ir.INT_LIMIT:,}")
     return params
+
+
+def _same_kind(name: str, old: Any, new: Any, loc: Loc) -> None:
+    """A hidden param's values, or a number replacing one, must suit the param: numbers,
+    and whole numbers if the param is an int."""
+    def numbers(v: Any) -> list[Any]:
+        return list(v.values) if isinstance(v, Hidden) else [v]
+
+    olds, news = numbers(old), numbers(new)
+    if not all(is_number(v) for v in olds + news):
+        raise SpecError(f"--set {name}: a hidden param and its values must be numbers, not "
+                        f"{new!s}", loc)
+    if all(isinstance(v, int) for v in olds) and not all(isinstance(v, int) for v in news):
+        raise SpecError(f"--set {name}={new!s}: expected whole numbers, like the spec's value "
+                        f"{old!s}", loc)
 
 
 def _no_clash(args: list[Var], secret: list[Var], params: dict[str, Any]) -> None:

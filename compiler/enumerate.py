@@ -39,6 +39,9 @@ class Budget:
     max_hypotheses: int = 10**7
     max_pairs: int = 2 * 10**10
     memory_mb: int = 512
+    # likelihood tables kept for reuse, per game (a simulation meeting the same questions
+    # again and again may raise it)
+    likelihood_cache_mb: int = 32
 
     @property
     def max_candidates(self) -> int:

@@ -34,6 +34,7 @@ from sleuth.compiler.enumerate import (
     table_from_ranks,
 )
 from sleuth.compiler.errors import BudgetError, SpecError
+from sleuth.compiler.hidden import hidden_from
 from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.library import spec_path
 from sleuth.compiler.memo import Memo, memoised
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 
 
 def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
-    """`name=value` strings (values read as YAML scalars) -> {name: value}."""
+    """`name=value` strings (values read as YAML scalars, or a hidden param's
+    {hidden: [...], prior: [...]}) -> {name: value}."""
     out: dict[str, Any] = {}
     for item in items:
         name, sep, text = item.partition("=")
@@ -60,8 +62,12 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
             raise SpecError(f"--set {name.strip()}: a number of {len(text.strip()):,} "
                             "characters is too large", hint="integer params are at most "
                             "2**62") from None
-        if value is None or isinstance(value, list | dict):
-            raise SpecError(f"--set {name}: '{text}' is not a single value")
+        if isinstance(value, dict):  # a hidden param: {hidden: [values], prior: [weights]}
+            value = hidden_from(value, name.strip())
+        elif value is None or isinstance(value, list):
+            raise SpecError(f"--set {name}: '{text}' is not a single value",
+                            hint="a value, or {hidden: [values]} to make the param part of "
+                                 "the secret")
         out[name.strip()] = value
     return out
 

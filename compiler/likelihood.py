@@ -7,6 +7,11 @@
 * `{weight: w}`: P proportional to w over the legal and valid answers of h.
 * `{density: f}`: P is the density f(answer, h) where valid (continuous
   answers; no normaliser is needed for Bayes' rule, and none is computed).
+* `{probability: f}`: P is f(answer, h) itself, as a source defines it: not
+  renormalised; checked to lie in [0, 1] and, wherever every answer is
+  computed, to sum to 1 over the answers of each hypothesis.
+
+The forms' flags are in forms.py.
 
 With `tremble: e` the responder is off-model with probability e and then picks
 uniformly among the legal answers: P = (1 - e) P_model + e / #legal. An answer
@@ -39,7 +44,6 @@ def response_of(game: Game, action: str) -> tuple[CheckedAction, Response]:
 
 
 TABLE_BYTES = 8 << 20  # an (answers x hypotheses) table this small is kept for reuse
-CACHE_BYTES = 32 << 20  # per game
 
 
 def answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any,
@@ -51,8 +55,7 @@ def answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: Any
     simulations and evaluations meet the same question again and again."""
     _, r = response_of(game, action)
     size = game.hypotheses.size
-    if r.likelihood == "density" or \
-            domain_size(r.answer.domain) * size * 8 > TABLE_BYTES:
+    if r.form.continuous or domain_size(r.answer.domain) * size * 8 > TABLE_BYTES:
         return _answer_likelihood(game, action, args, answer, index)
     return _likelihood_table(game, action, args)[rank_of(r.answer.domain, answer)][index]
 
@@ -61,7 +64,8 @@ def _likelihood_table(game: Game, action: str, args: dict[str, Any]) -> np.ndarr
     everyone = np.arange(game.hypotheses.size, dtype=np.int64)
     return game.memo.bounded("likelihood", (action, repr(args)),
                              lambda: _every_answer(game, action, args, everyone),
-                             size=lambda table: table.nbytes, capacity=CACHE_BYTES,
+                             size=lambda table: table.nbytes,
+                             capacity=game.budget.likelihood_cache_mb << 20,
                              largest=TABLE_BYTES)
 
 
@@ -72,11 +76,15 @@ def _answer_likelihood(game: Game, action: str, args: dict[str, Any], answer: An
     encoded = from_python(t, answer, game.model.strings)
     answers = shaped(as_column(encoded), "row")
     legal, valid, weight = _evaluate(game, a, r, args, answers, index, 1)
-    if r.likelihood == "density":
-        return np.where(valid[0] & legal[0], weight[0], 0.0)
     numerator = np.where(valid[0] & legal[0], weight[0], 0.0)
-    total, legal_count = _normaliser(game, a, r, args, index)
-    p = np.divide(numerator, total, out=np.zeros_like(numerator), where=total > 0)
+    if r.form.continuous:
+        return numerator
+    if r.form.normalised:
+        total, legal_count = _normaliser(game, a, r, args, index)
+        p = np.divide(numerator, total, out=np.zeros_like(numerator), where=total > 0)
+    else:
+        p = numerator
+        legal_count = _normaliser(game, a, r, args, index)[1] if r.tremble else 0
     return tremble(p, bool(legal[0, 0]), legal_count, r.tremble)
 
 
@@ -85,7 +93,7 @@ def answer_matrix(game: Game, action: str, args: dict[str, Any],
     """(answer ranks, P) with P[k, j] = P(answer k | hypothesis index[j]), for the answers
     that have positive probability under some hypothesis."""
     a, r = response_of(game, action)
-    if r.likelihood == "density":
+    if r.form.continuous:
         raise BudgetError(f"'{action}' has continuous answers (a density); its outcomes "
                           "cannot be enumerated to score it",
                           hint="choose it yourself and record the answer as an observation")
@@ -107,8 +115,26 @@ def _every_answer(game: Game, action: str, args: dict[str, Any],
     legal, valid, weight = _evaluate(game, a, r, args, answers, index, size)
     w = np.where(legal & valid, weight, 0.0)
     total = w.sum(axis=0)
-    p = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    if r.form.normalised:
+        p = np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+    else:
+        p = w
+        _check_sums_to_one(a, r, args, total, index)
     return tremble(p, legal, int(legal.sum()), r.tremble)
+
+
+def _check_sums_to_one(a: CheckedAction, r: Response, args: dict[str, Any],
+                       total: np.ndarray, index: np.ndarray) -> None:
+    """A `probability` likelihood gives P itself: over every answer it must sum to 1."""
+    off = np.flatnonzero(np.abs(total - 1.0) > 1e-6)
+    if len(off):
+        shown = ", ".join(f"{k}={v}" for k, v in args.items())
+        raise ObservationError(
+            f"the probabilities of '{a.name}' ({shown}) sum to {total[off[0]]:.6g}, not 1, over "
+            f"its legal answers for hypothesis #{int(index[off[0]])}",
+            r.likelihood_expr.loc if r.likelihood_expr is not None else None,
+            hint="a probability likelihood is not renormalised: give the leftover mass to an "
+                 "answer (e.g. the call), or use {weight: expr}")
 
 
 def tremble(p: np.ndarray, legal: Any, legal_count: int, e: float) -> np.ndarray:
@@ -173,6 +199,9 @@ def _evaluate(game: Game, a: CheckedAction, r: Response, args: dict[str, Any], a
             raise ObservationError(f"the {r.likelihood} likelihood of '{a.name}' is negative or "
                                    "not finite for a legal, valid answer",
                                    r.likelihood_expr.loc)
+        if r.form.exact and ((legal & valid) & (w > 1.0 + 1e-9)).any():
+            raise ObservationError(f"the probability likelihood of '{a.name}' exceeds 1 for a "
+                                   "legal, valid answer", r.likelihood_expr.loc)
         weight = w
     return legal, valid, weight
 

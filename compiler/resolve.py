@@ -19,6 +19,7 @@ from typing import Any
 from sleuth.compiler import ir
 from sleuth.compiler.builtins import BUILTINS
 from sleuth.compiler.errors import SpecError, did_you_mean
+from sleuth.compiler.hidden import value_of
 from sleuth.compiler.ir import EnumT, Type
 from sleuth.compiler.spec import Def
 
@@ -27,7 +28,7 @@ from sleuth.compiler.spec import Def
 class Binding:
     """What a name means in a scope (type and deps feed the type pass)."""
 
-    kind: str  # param | enum | domain | table | secret | arg | answer | local
+    kind: str  # param | hidden | enum | domain | table | secret | arg | answer | local
     type: Type | None
     deps: frozenset[str] = frozenset()
     uid: str = ""
@@ -88,6 +89,14 @@ class Resolver:
             raise SpecError(f"unknown name '{node.name}'", node.loc, hint=hint)
         if b.kind == "param":
             return _like(ir.Const(node.loc, b.value), node)
+        if b.kind == "hidden":
+            if not b.deps:
+                raise SpecError(f"'{node.name}' is a hidden param (part of the secret): it "
+                                "cannot size or fix anything", node.loc,
+                                hint="hidden params enter constraints, the prior, feedback "
+                                     "and likelihoods; give a constant here")
+            hidden, enum = b.value
+            return _like(value_of(node.name, hidden, enum, node.loc), node)
         if b.kind == "enum":
             if len(b.value) > 1:
                 options = " or ".join(f"'{e.name}.{node.name}'" for e in b.value)

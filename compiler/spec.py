@@ -16,6 +16,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from sleuth.compiler import ir
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.forms import FORMS, WITH_EXPRESSION
+from sleuth.compiler.hidden import hidden_from
 from sleuth.compiler.parse import parse_expr
 from sleuth.compiler.source import Document, scalar_value
 
@@ -49,7 +51,7 @@ class Response:
     answer: Node
     legal: list[ir.Node]
     valid: ir.Node | None
-    likelihood: str  # uniform | weight | density
+    likelihood: str  # a name in forms.FORMS
     likelihood_expr: ir.Node | None
     loc: Loc
     tremble: ir.Node | None = None  # P(off-model answer), a constant expression
@@ -212,6 +214,13 @@ def _read_params(r: Reader, top: dict) -> dict[str, tuple[Any, Loc]]:
         return {}
     out = {}
     for name, (key, value) in r.mapping(top["params"][1], "params").items():
+        if isinstance(value, MappingNode):  # a hidden param: {hidden: [...], prior: [...]}
+            plain = {k: [r.scalar(x, f"param '{name}': {k}") for x in r.sequence(v, k)]
+                     for k, (_, v) in r.mapping(value, f"param '{name}'",
+                                                ("hidden", "prior")).items()}
+            out[r.name(key, "param name")] = (hidden_from(plain, name, r.loc(value)),
+                                              r.loc(value))
+            continue
         v = r.scalar(value, f"param '{name}'")
         if v is None:
             raise SpecError(f"param '{name}' has no value", r.loc(value))
@@ -295,15 +304,17 @@ def _read_response(r: Reader, node: Node) -> Response:
     likelihood, expr = "uniform", None
     if "likelihood" in fields:
         lnode = fields["likelihood"][1]
+        forms = ", ".join(f.example.removeprefix("likelihood: ") for f in FORMS.values())
         if isinstance(lnode, ScalarNode):
             likelihood = r.text(lnode, "likelihood")
-            if likelihood != "uniform":
+            if likelihood not in FORMS or FORMS[likelihood].takes_expression:
                 raise SpecError(f"unknown likelihood '{likelihood}'", r.loc(lnode),
-                                hint="use uniform, {weight: expr} or {density: expr}")
+                                hint=f"use {forms}")
         else:
-            lf = r.mapping(lnode, "likelihood", ("weight", "density"))
+            lf = r.mapping(lnode, "likelihood", WITH_EXPRESSION)
             if len(lf) != 1:
-                raise SpecError("likelihood takes exactly one of weight or density", r.loc(lnode))
+                raise SpecError("likelihood takes exactly one of " + ", ".join(WITH_EXPRESSION),
+                                r.loc(lnode), hint=f"use {forms}")
             likelihood = next(iter(lf))
             expr = r.expr(lf[likelihood][1], f"likelihood {likelihood}")
     return Response(
