@@ -48,6 +48,7 @@ from outputs import (
 )
 
 from sleuth.compiler import load_game
+from sleuth.compiler.enumerate import Budget
 from sleuth.compiler.game import Game
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
@@ -60,7 +61,9 @@ PLAYERS, DICE = 3, 5
 LAMBDA, TAU = 1.0, 0.5  # the bidding model, as EI assumes it (the spec's defaults)
 # How the ZI opponents really bid, and how often EI's model allows an off-model bid
 # (--opponent-lambda, --tremble; set in main, before the workers fork).
-PLAY = {"opponent_lambda": LAMBDA, "tremble": 0.0}
+PLAY = {"opponent_lambda": LAMBDA, "tremble": 0.0, "over_all": True, "learn": False}
+CACHE_MB = 160  # likelihood tables kept per opponent model: every standing bid's, once met
+LEARN = (0.5, 1.0, 2.0)  # the lambdas EI weighs when it learns the opponents' (uniform prior)
 CHANCE = np.array([1 / 6] + [1 / 3] * 5)  # an unseen die counts for face f (ones wild)
 
 
@@ -89,34 +92,44 @@ def zscores(qs: np.ndarray, fs: np.ndarray, own: np.ndarray, mean: np.ndarray,
 
 
 def choices(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
-            sd: np.ndarray, total: int, lam: float = LAMBDA
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The bidding rule with threshold `lam`: None to call, else the raises (quantities,
-    faces) it may make and the probability of each."""
-    if standing is not None and zscores(np.array([standing[0]]), np.array([standing[1]]),
-                                        own, mean, sd)[0] > lam:
-        return None
+            sd: np.ndarray, total: int, lam: float = LAMBDA, over_all: bool | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The bidding rule with threshold `lam`: the raises it may make (quantities, faces),
+    the probability of each, and the probability of calling.
+
+    The page's model (over_all, the default): a raise B' of z <= lam has probability
+    phi(z(B')) / sum of phi over every bid above the standing one, phi(z) = exp(-z / tau);
+    the leftover mass is the call. Facing a bid of z > lam, or with no raise of z <= lam,
+    it calls. The opening bid cannot be a call: there the acceptable raises share all the
+    mass (and if none is acceptable, the bids of least z do: an opening is compulsory).
+    over_all False: the previous version's rule, raises normalised over the acceptable ones
+    and a call only when it must."""
+    over_all = PLAY["over_all"] if over_all is None else over_all
     qs, fs = bids_above(standing or (0, 0), total)
     z = zscores(qs, fs, own, mean, sd)
     ok = z <= lam
+    if standing is not None and (not ok.any() or zscores(
+            np.array([standing[0]]), np.array([standing[1]]), own, mean, sd)[0] > lam):
+        return qs[:0], fs[:0], np.zeros(0), 1.0
     if not ok.any():
-        if standing is not None:
-            return None
-        ok = z == z.min()  # an opening bid is compulsory
-    zs = np.clip(z[ok], -50.0, 50.0)  # a bid sure to hold has z = -inf
-    w = np.exp(-(zs - zs.min()) / TAU)
-    return qs[ok], fs[ok], w / w.sum()
+        ok = z == z.min()
+    zs = np.clip(z, -50.0, 50.0)  # a bid sure to hold has z = -inf
+    w = np.exp(-(zs - zs[ok].min()) / TAU)
+    mass = w.sum() if over_all and standing is not None else w[ok].sum()
+    p = w[ok] / mass
+    call = max(0.0, 1.0 - p.sum()) if standing is not None else 0.0
+    return qs[ok], fs[ok], p, call
 
 
 def decide(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
            sd: np.ndarray, total: int, rng: np.random.Generator,
            lam: float = LAMBDA) -> tuple[int, int] | None:
     """None to call, else the raise (quantity, face), drawn by the bidding rule."""
-    options = choices(standing, own, mean, sd, total, lam)
-    if options is None:
+    qs, fs, p, call = choices(standing, own, mean, sd, total, lam)
+    weights = np.append(p, call)
+    k = rng.choice(len(weights), p=weights / weights.sum())
+    if k == len(p):
         return None
-    qs, fs, p = options
-    k = rng.choice(len(p), p=p)
     return int(qs[k]), int(fs[k])
 
 
@@ -124,27 +137,63 @@ def binomial_view(unseen: int) -> tuple[np.ndarray, np.ndarray]:
     return unseen * CHANCE, np.sqrt(unseen * CHANCE * (1 - CHANCE))
 
 
-@cache
 def spec_for(dice: int, hidden: int) -> Game:
-    """The opponent model for an opponent with `dice` dice who cannot see `hidden`."""
-    return load_game(SPEC, overrides={"dice": dice, "hidden": hidden, "lambda": LAMBDA,
-                                      "tau": TAU, "tremble": PLAY["tremble"]})
+    """The opponent model for an opponent with `dice` dice who cannot see `hidden`, as PLAY
+    says: lambda as EI assumes it, or (learn) a hidden param, uniform over LEARN."""
+    return _spec(dice, hidden, PLAY["learn"], PLAY["tremble"], PLAY["over_all"])
+
+
+@cache
+def _spec(dice: int, hidden: int, learn: bool, tremble: float, over_all: bool) -> Game:
+    lam = {"hidden": list(LEARN)} if learn else LAMBDA
+    return load_game(SPEC, overrides={"dice": dice, "hidden": hidden, "lambda": lam,
+                                      "tau": TAU, "tremble": tremble, "over_all": over_all},
+                     budget=Budget(likelihood_cache_mb=CACHE_MB))
 
 
 class Observer:
-    """EI's beliefs over each opponent's roll in this round."""
+    """EI's beliefs over each opponent's roll in this round (and, when it learns lambda,
+    over the opponent's lambda: `carried` holds each opponent's lambda posterior from the
+    earlier rounds of the game, the prior of this round's lambda)."""
 
-    def __init__(self, dice: list[int], me: int):
+    def __init__(self, dice: list[int], me: int, carried: dict[int, np.ndarray] | None = None):
         total = sum(dice)
-        self.beliefs = {j: Belief.prior(spec_for(d, total - d))
-                        for j, d in enumerate(dice) if j != me and d > 0}
+        self.carried = carried if carried is not None else {}
+        self.beliefs = {}
+        for j, d in enumerate(dice):
+            if j == me or d == 0:
+                continue
+            belief = Belief.prior(spec_for(d, total - d))
+            if PLAY["learn"] and j in self.carried:
+                belief = belief.update(self.carried[j][belief.values("lambda")],
+                                       "the opponent's earlier rounds")
+            self.beliefs[j] = belief
 
-    def saw(self, player: int, standing: tuple[int, int] | None, bid: tuple[int, int]) -> None:
+    def saw(self, player: int, standing: tuple[int, int] | None,
+            bid: tuple[int, int] | None) -> None:
+        """An opponent's turn: a raise to `bid`, or (None) a call."""
         q, f = standing or (0, 0)
-        event = Event("turn", {"standing": {"quantity": q, "face": FACES[f]}},
-                      answer={"call": False,
-                              "bid": {"quantity": bid[0], "face": FACES[bid[1]]}})
+        answer = ({"call": True, "bid": {"quantity": 0, "face": "one"}} if bid is None else
+                  {"call": False, "bid": {"quantity": bid[0], "face": FACES[bid[1]]}})
+        event = Event("turn", {"standing": {"quantity": q, "face": FACES[f]}}, answer=answer)
         self.beliefs[player] = apply_event(self.beliefs[player], event)
+
+    def reveal(self, rolls: list[np.ndarray]) -> None:
+        """The call shows every roll: each opponent's lambda posterior given its bids and
+        its real roll is carried to the next round."""
+        if not PLAY["learn"]:
+            return
+        for j, belief in self.beliefs.items():
+            counts = np.stack(belief.values("roll"), axis=-1)
+            shown = belief.restrict((counts == rolls[j]).all(axis=1), "the revealed roll")
+            post = np.zeros(len(LEARN))
+            np.add.at(post, shown.values("lambda"), shown.probabilities())
+            self.carried[j] = post / post.sum()
+
+    def true_lambda(self, lam: float) -> float:
+        """The mean over opponents of the carried posterior probability of lambda = lam."""
+        k = LEARN.index(lam) if lam in LEARN else None
+        return float(np.mean([p[k] if k is not None else 0.0 for p in self.carried.values()]))
 
     def view(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and sd of the opponents' dice counting for each face."""
@@ -158,14 +207,19 @@ class Observer:
         return mean, np.sqrt(var)
 
 
-def play_game(rng: np.random.Generator, ei_seat: int | None) -> int:
-    """One game; returns the winner's seat. `ei_seat` None: every player is ZI."""
+def play_game(rng: np.random.Generator, ei_seat: int | None,
+              learned: list[float] | None = None) -> int:
+    """One game; returns the winner's seat. `ei_seat` None: every player is ZI. With
+    `learned` (and EI learning lambda), the posterior probability EI gives the opponents'
+    true lambda at the end of each round is appended to it."""
     dice = [DICE] * PLAYERS
     opener = int(rng.integers(PLAYERS))
+    carried: dict[int, np.ndarray] = {}  # EI's lambda posterior per opponent, round to round
     while sum(d > 0 for d in dice) > 1:
         rolls = [np.bincount(rng.integers(0, 6, d), minlength=6) for d in dice]
         total = sum(dice)
-        observer = Observer(dice, ei_seat) if ei_seat is not None and dice[ei_seat] else None
+        observer = (Observer(dice, ei_seat, carried)
+                    if ei_seat is not None and dice[ei_seat] else None)
         standing, bidder, player = None, None, opener
         while True:
             own = held(rolls[player])
@@ -177,6 +231,12 @@ def play_game(rng: np.random.Generator, ei_seat: int | None) -> int:
             bid = decide(standing, own, mean, sd, total, rng, lam)
             if bid is None:
                 loser = player if bid_holds(rolls, standing) else bidder
+                if observer is not None:
+                    if player != ei_seat:
+                        observer.saw(player, standing, None)
+                    observer.reveal(rolls)
+                    if learned is not None and PLAY["learn"]:
+                        learned.append(observer.true_lambda(PLAY["opponent_lambda"]))
                 break
             if observer is not None and player != ei_seat:
                 observer.saw(player, standing, bid)
@@ -215,6 +275,62 @@ def play(games: int, seed: int, workers: int) -> dict[str, np.ndarray]:
     seeds = np.random.SeedSequence(seed).spawn(games)
     parts = pool_map(play_block, chunks(seeds, 20), workers, "games")
     return {k: sum(part[k] for part in parts) for k in parts[0]}
+
+
+STUDY_LAMBDAS = (0.5, 1.0, 2.0)  # how the opponents really bid
+STUDY_TREMBLE = 0.01  # both EI models allow an off-model bid this often (else lambda 2 is
+# impossible under the assumed lambda 1, and the game stops at the first such bid)
+
+
+def study_block(part: tuple[list[np.random.SeedSequence], float]) -> dict[str, np.ndarray]:
+    """Seat 0's wins, game by game, for one opponent lambda: ZI (the control), EI assuming
+    lambda 1, EI learning lambda, on the same seeds; and EI's posterior on the true lambda
+    at the end of each round."""
+    seeds, lam = part
+    PLAY.update(opponent_lambda=lam, tremble=STUDY_TREMBLE)
+    out = {k: np.zeros(len(seeds), dtype=bool) for k in ("zi", "assume", "learn")}
+    learned: list[float] = []
+    for g, seed in enumerate(seeds):
+        out["zi"][g] = play_game(np.random.default_rng(seed), None) == 0
+        PLAY["learn"] = False
+        out["assume"][g] = play_game(np.random.default_rng(seed), 0) == 0
+        PLAY["learn"] = True
+        out["learn"][g] = play_game(np.random.default_rng(seed), 0, learned) == 0
+    out["learned"] = np.array(learned)
+    return out
+
+
+def study(games: int, seed: int, workers: int) -> dict[float, dict[str, np.ndarray]]:
+    """The misspecification grid: opponents bid with each lambda of STUDY_LAMBDAS; every
+    cell replays the same seeds (common random numbers)."""
+    seeds = np.random.SeedSequence(seed).spawn(games)
+    parts = [(block, lam) for lam in STUDY_LAMBDAS for block in chunks(seeds, 50)]
+    results = pool_map(study_block, parts, workers, "study")
+    out: dict[float, dict[str, np.ndarray]] = {}
+    for (_, lam), res in zip(parts, results, strict=True):
+        cell = out.setdefault(lam, {k: [] for k in res})
+        for k, v in res.items():
+            cell[k].append(v)
+    return {lam: {k: np.concatenate(v) for k, v in cell.items()} for lam, cell in out.items()}
+
+
+def study_report(cells: dict[float, dict[str, np.ndarray]], games: int) -> None:
+    print(f"\nPart 3: misspecification, {games} seeded games per cell; seat 0 against two ZI "
+          f"players who bid with lambda below; EI's models allow a tremble of {STUDY_TREMBLE}")
+    print(f"{'opponents':>9}  {'seat 0':<26} {'wins':>6}  {'95 % (Wilson)':<15} "
+          f"{'vs ZI (paired)':<16} {'P(true lambda), round ends':>26}")
+    for lam, cell in cells.items():
+        for key, label in (("zi", "ZI (control)"), ("assume", "EI assuming lambda = 1"),
+                           ("learn", "EI learning lambda")):
+            wins = cell[key]
+            lo, hi = wilson(float(wins.sum()), len(wins))
+            diff = wins.astype(float) - cell["zi"]
+            paired = (f"{diff.mean():+.3f} ± {1.96 * diff.std(ddof=1) / np.sqrt(len(wins)):.3f}"
+                      if key != "zi" else "-")
+            learned = (f"{cell['learned'].mean():.3f} (n = {len(cell['learned'])})"
+                       if key == "learn" and len(cell["learned"]) else "")
+            print(f"{lam:>9g}  {label:<26} {wins.mean():>6.3f}  [{lo:.3f}, {hi:.3f}]  "
+                  f"{paired:<16} {learned:>26}")
 
 
 def walk_through(seed: int, bids: int = 6) -> None:
@@ -265,9 +381,21 @@ def main() -> None:
                              f"{LAMBDA})")
     parser.add_argument("--tremble", type=float, default=0.0,
                         help="how often EI's model lets a bid be off the model")
+    parser.add_argument("--learn", action="store_true",
+                        help=f"EI learns the opponents' lambda (a hidden param over {LEARN})")
+    parser.add_argument("--response", choices=("page", "acceptable"), default="page",
+                        help="page: T over every higher bid, the leftover calls (the page); "
+                             "acceptable: T over the acceptable raises (the previous model)")
+    parser.add_argument("--study", type=int, default=0, metavar="GAMES",
+                        help="also run the misspecification study with GAMES games per cell")
     output_args(parser)
     args = parser.parse_args()
-    PLAY.update(opponent_lambda=args.opponent_lambda, tremble=args.tremble)
+    if not 0 <= args.tremble < 1 or args.opponent_lambda < 0 or args.games < 1 or \
+            args.workers < 1 or args.study < 0:
+        raise SystemExit("error: --tremble must lie in [0, 1), --opponent-lambda be >= 0, "
+                         "--games and --workers at least 1")
+    PLAY.update(opponent_lambda=args.opponent_lambda, tremble=args.tremble,
+                learn=args.learn, over_all=args.response == "page")
     start = time.perf_counter()
     walk_through(args.seed)
     wins = play(args.games, args.seed, args.workers)
@@ -276,6 +404,8 @@ def main() -> None:
           f"ones wild, lambda {LAMBDA}, tau {TAU}" + (
               f"; opponents bid with lambda {args.opponent_lambda}"
               if args.opponent_lambda != LAMBDA else "") + (
+              "; EI learns lambda" if args.learn else "") + (
+              "; the previous response model" if args.response != "page" else "") + (
               f"; tremble {args.tremble}" if args.tremble else ""))
     for name, label in (("ei", "EI in seat 0, ZI in seats 1-2"),
                         ("zi", "ZI in every seat (control)")):
@@ -283,6 +413,8 @@ def main() -> None:
         lo, hi = wilson(int(w[0]), n)
         print(f"{label:<32} seat 0 wins {w[0] / n:.3f} (95 % CI {lo:.3f}-{hi:.3f});"
               f" seats 1, 2: {w[1] / n:.3f}, {w[2] / n:.3f}")
+    if args.study:
+        study_report(study(args.study, args.seed, args.workers), args.study)
     folder = plot_dir(args)
     if folder:
         with figure(folder / PLOT.name) as (_, ax):

@@ -31,8 +31,8 @@ DICE, HIDDEN, LAM, TAU = 3, 4, 1.0, 0.5
 sys.path.insert(0, str(ROOT / "examples"))
 
 
-def small_game():
-    return load_game(SPEC, overrides={"dice": DICE, "hidden": HIDDEN})
+def small_game(over_all: bool = True):
+    return load_game(SPEC, overrides={"dice": DICE, "hidden": HIDDEN, "over_all": over_all})
 
 
 def brute_prior() -> Counter:
@@ -51,19 +51,24 @@ def beats(q, f, standing):
     return q > standing[0] or (q == standing[0] and f > standing[1])
 
 
-def answer_probabilities(c, standing) -> dict:
-    """P(answer | roll c, standing bid) by the bidding model, over every legal answer."""
+def answer_probabilities(c, standing, over_all: bool = True, lam: float = LAM) -> dict:
+    """P(answer | roll c, standing bid) by the page's response model, over every legal
+    answer: T(B') = phi(z(B')) / sum of phi over every bid above the standing one (z <= LAM,
+    else 0), the leftover is the call; a standing bid of z > LAM, or one with no acceptable
+    raise, is called; an opening shares all the mass among the acceptable raises.
+    over_all False: the previous model (normalised over the acceptable raises)."""
     least = [standing[0] + (g <= standing[1]) for g in range(6)]
-    must = z(c, *standing) > LAM or all(z(c, least[g], g) > LAM for g in range(6))
-    w = {}
-    if standing[0] > 0:
-        w["call"] = 1.0 if must else 0.0
-    for q in range(1, DICE + HIDDEN + 1):
-        for f in range(6):
-            if beats(q, f, standing):
-                w[q, f] = 0.0 if must or z(c, q, f) > LAM else math.exp(-z(c, q, f) / TAU)
-    total = sum(w.values())
-    return {k: v / total for k, v in w.items()} if total else {k: 0.0 for k in w}
+    opening = standing[0] == 0
+    must = not opening and (z(c, *standing) > lam or all(z(c, least[g], g) > lam
+                                                         for g in range(6)))
+    phi = {(q, f): math.exp(-z(c, q, f) / TAU) for q in range(1, DICE + HIDDEN + 1)
+           for f in range(6) if beats(q, f, standing)}
+    ok = {k: v for k, v in phi.items() if z(c, *k) <= lam}
+    mass = sum(phi.values()) if over_all and not opening else sum(ok.values())
+    p = {k: (0.0 if must else ok.get(k, 0.0) / mass) for k in phi}
+    if not opening:
+        p["call"] = 1.0 if must else 1.0 - sum(p.values())
+    return p
 
 
 def turn(standing, answer) -> Event:
@@ -84,9 +89,10 @@ def test_check_and_hypotheses(capsys):
     np.testing.assert_allclose(g.prior, [prior[r] / 6 ** DICE for r in rolls], rtol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_posterior_equals_brute_force(seed):
-    g = small_game()
+@pytest.mark.parametrize("seed, over_all", [(0, True), (1, True), (2, False), (3, True),
+                                            (4, False)])
+def test_posterior_equals_brute_force(seed, over_all):
+    g = small_game(over_all)
     rng = np.random.default_rng(seed)
     prior = brute_prior()
     rolls = sorted(prior)
@@ -95,10 +101,11 @@ def test_posterior_equals_brute_force(seed):
     belief = Belief.prior(g)
     standing = (0, 0)
     for _ in range(3):
-        p = answer_probabilities(truth, standing)
+        p = answer_probabilities(truth, standing, over_all)
         keys = [k for k in p if p[k] > 0]
         answer = keys[int(rng.choice(len(keys), p=[p[k] for k in keys]))]
-        post = {c: w * answer_probabilities(c, standing)[answer] for c, w in post.items()}
+        post = {c: w * answer_probabilities(c, standing, over_all)[answer]
+                for c, w in post.items()}
         belief = apply_event(belief, turn(standing, answer))
         if answer == "call":
             break
@@ -112,13 +119,15 @@ def test_posterior_equals_brute_force(seed):
     assert moved > 1e-3  # the bids did say something about the roll
 
 
-@pytest.mark.parametrize("standing", [None, (2, 3), (4, 0), (5, 5)])
-def test_simulator_bids_as_the_spec_says(standing):
+@pytest.mark.parametrize("standing, over_all", [(None, True), ((2, 3), True), ((4, 0), True),
+                                               ((5, 5), True), ((2, 3), False), (None, False)])
+def test_simulator_bids_as_the_spec_says(standing, over_all):
     """The simulator's ZI bidder, fed the binomial view of HIDDEN unseen dice, raises or
-    calls with exactly the spec's likelihood, for every roll."""
+    calls with exactly the spec's likelihood, for every roll; and both are the page's
+    formula as the brute force above writes it."""
     import liars_dice as sim
 
-    g = small_game()
+    g = small_game(over_all)
     base = standing or (0, 0)
     args = {"standing": {"quantity": base[0], "face": FACES[base[1]]}}
     index = np.arange(g.hypotheses.size)
@@ -127,23 +136,25 @@ def test_simulator_bids_as_the_spec_says(standing):
     checked = 0
     for h in index:
         roll = np.array(g.hypotheses.value(h)["roll"])
-        options = sim.choices(standing, sim.held(roll), mean, sd, DICE + HIDDEN)
-        expected = {}
-        if options is None:
-            expected["call"] = 1.0
-        else:
-            for q, f, p in zip(*options, strict=True):
-                expected[int(q), int(f)] = p
+        qs, fs, p, call = sim.choices(standing, sim.held(roll), mean, sd, DICE + HIDDEN,
+                                      over_all=over_all)
+        expected = {(int(q), int(f)): x for q, f, x in zip(qs, fs, p, strict=True) if x > 0}
+        if call > 1e-15:
+            expected["call"] = call
         spec = {}
         for k, r in enumerate(ranks):
-            if table[k, h] > 0:
+            if table[k, h] > 1e-15:
                 a = answer_value(g, "turn", int(r))
                 key = "call" if a["call"] else (a["bid"]["quantity"],
                                                 FACES.index(a["bid"]["face"]))
                 spec[key] = table[k, h]
-        assert spec.keys() == expected.keys()
-        for key, p in expected.items():
-            assert spec[key] == pytest.approx(p, rel=1e-9)
+        brute = {k: v for k, v in answer_probabilities(tuple(roll), base, over_all).items()
+                 if v > 1e-15}
+        assert spec.keys() == expected.keys() == brute.keys()
+        for key, x in expected.items():
+            assert spec[key] == pytest.approx(x, rel=1e-9)
+            assert brute[key] == pytest.approx(x, rel=1e-9)
+        assert sum(spec.values()) == pytest.approx(1.0, abs=1e-12)
         checked += 1
     assert checked == g.hypotheses.size
 
@@ -189,13 +200,91 @@ def test_off_model_opponents_need_a_tremble_not_a_crash():
     old = dict(sim.PLAY)
     try:
         sim.PLAY.update(opponent_lambda=2.0, tremble=0.0)
-        sim.spec_for.cache_clear()
         with pytest.raises(InconsistentObservations, match="likelihood 0"):
             sim.play_block(seeds)
         sim.PLAY.update(tremble=0.01)
-        sim.spec_for.cache_clear()
         wins = sim.play_block(seeds)
         assert wins["ei"].sum() == wins["zi"].sum() == 6
     finally:
         sim.PLAY.update(old)
-        sim.spec_for.cache_clear()
+
+
+LAMBDAS = (0.5, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("seed, true_lam", [(0, 2.0), (1, 0.5), (2, 1.0)])
+def test_lambda_learned_as_a_hidden_param(seed, true_lam):
+    """lambda a hidden param (uniform over LAMBDAS), with a tremble: the posterior over
+    (roll, lambda) against the brute force, P = (1 - e) T_lambda + e / #legal."""
+    e = 0.05
+    g = load_game(SPEC, overrides={"dice": DICE, "hidden": HIDDEN, "tremble": e,
+                                   "lambda": {"hidden": list(LAMBDAS)}})
+    rng = np.random.default_rng(seed)
+    prior = brute_prior()
+    rolls = sorted(prior)
+    truth = rolls[int(rng.integers(len(rolls)))]
+    post = {(c, lam): prior[c] / 6 ** DICE / 3 for c in rolls for lam in LAMBDAS}
+    belief = Belief.prior(g)
+    standing = (0, 0)
+    for _ in range(4):
+        p = answer_probabilities(truth, standing, lam=true_lam)
+        keys = [k for k in p if p[k] > 0]
+        answer = keys[int(rng.choice(len(keys), p=[p[k] for k in keys]))]
+        for (c, lam), w in post.items():
+            probs = answer_probabilities(c, standing, lam=lam)
+            post[c, lam] = w * ((1 - e) * probs[answer] + e / len(probs))
+        belief = apply_event(belief, turn(standing, answer))
+        if answer == "call":
+            break
+        standing = answer
+    total = sum(post.values())
+    got = {}
+    for h, q in zip(belief.index, belief.probabilities(), strict=True):
+        v = g.hypotheses.value(h)
+        got[tuple(v["roll"]), float(v["lambda"])] = q
+    for key, w in post.items():
+        assert got.get(key, 0.0) == pytest.approx(w / total, abs=1e-12)
+
+
+def test_the_reveal_carries_the_lambda_posterior():
+    """EI's Observer, learning lambda: after a round's bids and the reveal, the carried
+    posterior of each opponent's lambda is P(lambda | its bids, its real roll), by hand."""
+    import liars_dice as sim
+
+    old = dict(sim.PLAY)
+    try:
+        sim.PLAY.update(learn=True, tremble=0.05, over_all=True)
+        rng = np.random.default_rng(4)
+        dice = [3, 3, 3]
+        rolls = [np.bincount(rng.integers(0, 6, 3), minlength=6) for _ in dice]
+        observer = sim.Observer(dice, 0, {})
+        hidden = 6  # what each opponent cannot see: the other two players' dice
+        bids = [(1, (0, 0), (2, 3)), (2, (2, 3), (3, 1)), (1, (3, 1), (3, 4))]
+        for player, standing, bid in bids:
+            observer.saw(player, standing if standing != (0, 0) else None, bid)
+        observer.saw(2, (3, 4), None)  # seat 2 calls
+        observer.reveal(rolls)
+        e = 0.05
+        for j in (1, 2):
+            c = tuple(int(x) for x in rolls[j])
+            w = np.ones(3)
+            turns = [(s, b) for p, s, b in bids if p == j] + ([((3, 4), "call")] if j == 2
+                                                            else [])
+            for k, lam in enumerate(LAMBDAS):
+                for standing, answer in turns:
+                    probs = answer_probabilities_for(c, standing, lam, hidden, 3)
+                    w[k] *= (1 - e) * probs[answer] + e / len(probs)
+            np.testing.assert_allclose(observer.carried[j], w / w.sum(), rtol=1e-9)
+    finally:
+        sim.PLAY.update(old)
+
+
+def answer_probabilities_for(c, standing, lam, hidden, dice) -> dict:
+    """answer_probabilities for another table size (the module's DICE and HIDDEN)."""
+    global DICE, HIDDEN
+    saved = DICE, HIDDEN
+    DICE, HIDDEN = dice, hidden
+    try:
+        return answer_probabilities(c, standing, lam=lam)
+    finally:
+        DICE, HIDDEN = saved
