@@ -13,7 +13,17 @@ same answers update the joint model and the three independent models (each
 only with its own opponent's answers); we count the questions until every
 opponent's most likely identity has posterior >= 0.95, under each.
 
-    python examples/inkognito_table.py [--games 1000] [--seed 0] [--plot PNG]
+Part 3: a biased opponent. The article's opponents pick uniformly among their
+truthful answers; the spec's `candor` weighs an answer showing two true cards
+(candor > 1: candid, < 1: cagey; 1 is the article). Every opponent answers
+with the true candor c (0.25, 1 or 4); the table is read by the article's
+model (candor fixed at 1) and by one that learns it (candor a hidden param,
+uniform over 0.25, 1, 4, shared by the table). We count the questions until
+every identity has posterior >= 0.95, how often those identities are right,
+and the questions until the learning model gives the true candor >= 0.95.
+
+    python examples/inkognito_table.py [--games 1000] [--biased 300] [--seed 0]
+        [--plot DIR | --write-docs]
 """
 
 from __future__ import annotations
@@ -34,6 +44,9 @@ from sleuth.solver.infoset.queries import Query
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = load_game(ROOT / "specs" / "inkognito-table.yaml")
 SINGLE = load_game(ROOT / "specs" / "inkognito.yaml")
+CANDORS = (0.25, 1.0, 4.0)  # the answering policies Part 3 plays and learns
+LEARNING = load_game(ROOT / "specs" / "inkognito-table.yaml",
+                     {"candor": {"hidden": list(CANDORS)}})
 OPPONENTS = ["left", "across", "right"]
 THRESHOLD = 0.95
 MAX_QUESTIONS = 60
@@ -109,14 +122,75 @@ def part_two(games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return joint, alone
 
 
+def biased_game(rng: np.random.Generator, candor: float) -> dict[str, float]:
+    """One table whose opponents answer with `candor`: questions until every identity is
+    known under the article's model (candor 1) and the learning one, whether each was
+    right, and questions until the learning model is sure (>= 0.95) of the candor."""
+    label = f"{candor:g}"
+    candidates = np.flatnonzero(Belief.prior(LEARNING).values("candor")
+                                == CANDORS.index(candor))
+    secret = int(candidates[rng.integers(len(candidates))])
+    truth = dict(zip(OPPONENTS, LEARNING.hypotheses.value(secret)["identities"], strict=True))
+    beliefs = {"fixed": Belief.prior(TABLE), "learn": Belief.prior(LEARNING)}
+    out: dict[str, float] = {}
+    for k in range(1, MAX_QUESTIONS + 1):
+        args = {"opponent": OPPONENTS[(k - 1) % 3], "topic": "identity"}
+        query = Query("player_question", LEARNING.space("player_question").rank(args))
+        event = outcome(LEARNING, query, args, secret, rng)
+        for name, belief in beliefs.items():
+            beliefs[name] = belief = apply_event(belief, event)
+            if name not in out and known(list(identity_beliefs(belief).values())):
+                out[name] = k
+                out[f"{name} right"] = float(all(
+                    max(d, key=d.get) == truth[o]
+                    for o, d in identity_beliefs(belief).items()))
+        if "candor" not in out and beliefs["learn"].marginals()["candor"][label] >= THRESHOLD:
+            out["candor"] = k
+        if len(out) == 5:
+            break
+    for name in ("fixed", "learn", "candor"):
+        out.setdefault(name, MAX_QUESTIONS)
+    for name in ("fixed right", "learn right"):
+        out.setdefault(name, 0.0)
+    return out
+
+
+def part_three(games: int, seed: int) -> None:
+    start = time.perf_counter()
+    print(f"\nPart 3: {games} seeded tables per candor; every opponent answers with it "
+          f"(two true cards weigh candor, one weighs 1); questions until every identity has "
+          f"posterior >= {THRESHOLD} (cap {MAX_QUESTIONS}), and how often they are right")
+    print(f"  {'candor':>6}  {'article (candor 1)':>22}  {'right':>6}  "
+          f"{'learning candor':>22}  {'right':>6}  {'candor >= 0.95 after':>22}")
+    for c, child in zip(CANDORS, np.random.SeedSequence(seed).spawn(len(CANDORS)),
+                        strict=True):
+        rng = np.random.default_rng(child)
+        rows = [biased_game(rng, c) for _ in range(games)]
+
+        def cell(key: str) -> str:
+            v = np.array([r[key] for r in rows])
+            return f"{v.mean():.2f} ± {1.96 * v.std(ddof=1) / np.sqrt(len(v)):.2f}"
+
+        right = {k: np.mean([r[f"{k} right"] for r in rows]) for k in ("fixed", "learn")}
+        capped = np.mean([r["candor"] >= MAX_QUESTIONS for r in rows])
+        print(f"  {c:>6g}  {cell('fixed'):>22}  {right['fixed']:>6.3f}  {cell('learn'):>22}  "
+              f"{right['learn']:>6.3f}  {cell('candor'):>14} ({capped:.0%} capped)")
+    print(f"  [{time.perf_counter() - start:.0f} s]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--biased", type=int, default=300,
+                        help="tables per candor in Part 3")
     parser.add_argument("--seed", type=int, default=0)
     output_args(parser)
     args = parser.parse_args()
+    if args.games < 1 or args.biased < 2:
+        raise SystemExit("error: --games must be at least 1 and --biased at least 2")
     part_one()
     joint, alone = part_two(args.games, args.seed)
+    part_three(args.biased, args.seed)
     folder = plot_dir(args)
     if folder:
         with figure(folder / "inkognito-table.png") as (_, ax):

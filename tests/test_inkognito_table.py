@@ -9,8 +9,9 @@ is truthful, else 0.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import itertools
+import sys
 
 import numpy as np
 import pytest
@@ -82,12 +83,66 @@ def test_marginals_equal_brute_force(seed):
                 assert marginals[f"{var}[{o}]"][value] == pytest.approx(expected, abs=1e-12)
 
 
+def examples_module(name: str):
+    """An example script as a module (examples/ on the path, for its `outputs` import)."""
+    if str(ROOT / "examples") not in sys.path:
+        sys.path.insert(0, str(ROOT / "examples"))
+    return importlib.import_module(name)
+
+
 def test_the_joint_model_needs_fewer_questions():
-    spec = importlib.util.spec_from_file_location("inkognito_table",
-                                                  ROOT / "examples" / "inkognito_table.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = examples_module("inkognito_table")
     rng = np.random.default_rng(3)
     games = [example.one_game(rng) for _ in range(20)]
     joint, alone = np.array(games, dtype=float).T
     assert joint.mean() < alone.mean() and (joint <= alone).all()
+
+
+def true_cards(t: dict, who: str, a: dict) -> int:
+    return int(t["identities"][who] in a["ids"]) + int(t["builds"][who] in a["bds"])
+
+
+@pytest.mark.parametrize("seed, candor", [(0, 4.0), (1, 0.25), (2, 1.0)])
+def test_candor_is_learned_as_bayes_says(seed, candor):
+    """An opponent who prefers answers with two true cards (weight candor) or avoids them;
+    the table's candor a hidden param over CANDORS, uniform: the posterior over (table,
+    candor), computed here from P(a | t, c) = c^(k(a) - 1) / sum over truthful a' of
+    c^(k(a') - 1), k the number of true cards."""
+    candors = (0.25, 1.0, 4.0)
+    rng = np.random.default_rng(seed)
+    g = load_game(ROOT / "specs" / "inkognito-table.yaml",
+                  {"candor": {"hidden": list(candors)}})
+    assert g.hypotheses.size == 36 * 3
+    every = tables()
+    truth = every[int(rng.integers(len(every)))]
+    belief = Belief.prior(g)
+    weight = np.ones((len(every), len(candors)))
+    for k in range(8):
+        who, topic = OPP[k % 3], ["identity", "build"][int(rng.integers(2))]
+        shape = answers(SHAPES[("player_question", topic)])
+        options = [a for a in shape if truthful(truth, who, a)]
+        w = np.array([candor ** (true_cards(truth, who, a) - 1) for a in options])
+        answer = options[int(rng.choice(len(options), p=w / w.sum()))]
+        belief = apply_event(belief, Event("player_question", {"opponent": who, "topic": topic},
+                                           answer=answer))
+        for i, t in enumerate(every):
+            for j, c in enumerate(candors):
+                total = sum(c ** (true_cards(t, who, a) - 1) for a in shape
+                            if truthful(t, who, a))
+                weight[i, j] *= (c ** (true_cards(t, who, answer) - 1) / total
+                                 if truthful(t, who, answer) else 0.0)
+    p = weight / weight.sum()
+    m = belief.marginals()
+    for j, c in enumerate(candors):
+        assert m["candor"][f"{c:g}"] == pytest.approx(p[:, j].sum(), abs=1e-12)
+    for o in OPP:
+        for value in IDS:
+            want = sum(p[i].sum() for i, t in enumerate(every) if t["identities"][o] == value)
+            assert m[f"identities[{o}]"].get(value, 0.0) == pytest.approx(want, abs=1e-12)
+
+
+def test_biased_tables_are_played():
+    example = examples_module("inkognito_table")
+    out = example.biased_game(np.random.default_rng(1), 4.0)
+    assert set(out) == {"fixed", "learn", "candor", "fixed right", "learn right"}
+    assert 1 <= out["learn"] <= example.MAX_QUESTIONS
