@@ -155,6 +155,11 @@ def biased_game(rng: np.random.Generator, candor: float) -> dict[str, float]:
     return out
 
 
+def mean_ci(rows: list[dict[str, float]], key: str) -> str:
+    v = np.array([r[key] for r in rows])
+    return f"{v.mean():.2f} ± {1.96 * v.std(ddof=1) / np.sqrt(len(v)):.2f}"
+
+
 def part_three(games: int, seed: int) -> None:
     start = time.perf_counter()
     print(f"\nPart 3: {games} seeded tables per candor; every opponent answers with it "
@@ -167,14 +172,11 @@ def part_three(games: int, seed: int) -> None:
         rng = np.random.default_rng(child)
         rows = [biased_game(rng, c) for _ in range(games)]
 
-        def cell(key: str) -> str:
-            v = np.array([r[key] for r in rows])
-            return f"{v.mean():.2f} ± {1.96 * v.std(ddof=1) / np.sqrt(len(v)):.2f}"
-
         right = {k: np.mean([r[f"{k} right"] for r in rows]) for k in ("fixed", "learn")}
         capped = np.mean([r["candor"] >= MAX_QUESTIONS for r in rows])
-        print(f"  {c:>6g}  {cell('fixed'):>22}  {right['fixed']:>6.3f}  {cell('learn'):>22}  "
-              f"{right['learn']:>6.3f}  {cell('candor'):>14} ({capped:.0%} capped)")
+        print(f"  {c:>6g}  {mean_ci(rows, 'fixed'):>22}  {right['fixed']:>6.3f}  "
+              f"{mean_ci(rows, 'learn'):>22}  {right['learn']:>6.3f}  "
+              f"{mean_ci(rows, 'candor'):>14} ({capped:.0%} capped)")
     print(f"  [{time.perf_counter() - start:.0f} s]")
 
 

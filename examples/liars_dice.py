@@ -25,7 +25,19 @@ exceeds `lambda` (or no raise is acceptable), otherwise raises to a bid of z
 Seat 0 is EI and seats 1 and 2 are ZI; the control run seats a ZI in seat 0
 on the same seeds, so its win rate (about 1/3) is the baseline.
 
-    python examples/liars_dice.py [--games 2000] [--seed 0] [--workers 2]
+The bidding rule is the page's response model: a raise B' of z <= lambda has
+probability T = phi(z(B')) / (sum of phi over every bid above the standing one),
+phi(z) = exp(-z / tau); the leftover mass is the call (`--response acceptable`:
+the previous model, normalised over the acceptable raises). Part 3 is the
+misspecification study: the opponents bid with lambda 0.5, 1 or 2; seat 0 is ZI
+(the control), EI assuming lambda = 1, or EI learning lambda (a hidden param of
+the spec, uniform over 0.5, 1, 2, carried from round to round: when a call shows
+the dice, each opponent's lambda posterior given its bids and its real roll is
+the next round's prior). Both EI models allow a tremble of 0.01.
+
+    python examples/liars_dice.py [--games 2000] [--study 3000] [--seed 0] [--workers 2]
+        [--opponent-lambda L] [--tremble E] [--learn] [--response page|acceptable]
+        [--plot DIR | --write-docs]
 """
 
 from __future__ import annotations
@@ -56,6 +68,7 @@ from sleuth.solver.infoset.observe import Event, apply_event
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "liars-dice.yaml"
 PLOT = ROOT / "docs" / "results" / "liars-dice.png"
+STUDY_PLOT = ROOT / "docs" / "results" / "liars-dice-study.png"
 FACES = ("one", "two", "three", "four", "five", "six")
 PLAYERS, DICE = 3, 5
 LAMBDA, TAU = 1.0, 0.5  # the bidding model, as EI assumes it (the spec's defaults)
@@ -74,6 +87,7 @@ def held(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+@cache
 def bids_above(standing: tuple[int, int], total: int) -> tuple[np.ndarray, np.ndarray]:
     """(quantities, faces) of every bid beating `standing`, in bid order."""
     q, f = standing
@@ -126,9 +140,10 @@ def decide(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
            lam: float = LAMBDA) -> tuple[int, int] | None:
     """None to call, else the raise (quantity, face), drawn by the bidding rule."""
     qs, fs, p, call = choices(standing, own, mean, sd, total, lam)
-    weights = np.append(p, call)
-    k = rng.choice(len(weights), p=weights / weights.sum())
-    if k == len(p):
+    cdf = np.cumsum(p)  # the raises, then the call: rng.choice(p=...)'s own draw, inlined
+    total_mass = cdf[-1] + call if len(cdf) else call
+    k = int(np.searchsorted(cdf / total_mass, rng.random(), side="right"))
+    if k >= len(p):
         return None
     return int(qs[k]), int(fs[k])
 
@@ -386,8 +401,8 @@ def main() -> None:
     parser.add_argument("--response", choices=("page", "acceptable"), default="page",
                         help="page: T over every higher bid, the leftover calls (the page); "
                              "acceptable: T over the acceptable raises (the previous model)")
-    parser.add_argument("--study", type=int, default=0, metavar="GAMES",
-                        help="also run the misspecification study with GAMES games per cell")
+    parser.add_argument("--study", type=int, default=3000, metavar="GAMES",
+                        help="games per cell of the misspecification study (0: skip it)")
     output_args(parser)
     args = parser.parse_args()
     if not 0 <= args.tremble < 1 or args.opponent_lambda < 0 or args.games < 1 or \
@@ -413,14 +428,36 @@ def main() -> None:
         lo, hi = wilson(int(w[0]), n)
         print(f"{label:<32} seat 0 wins {w[0] / n:.3f} (95 % CI {lo:.3f}-{hi:.3f});"
               f" seats 1, 2: {w[1] / n:.3f}, {w[2] / n:.3f}")
-    if args.study:
-        study_report(study(args.study, args.seed, args.workers), args.study)
+    cells = study(args.study, args.seed, args.workers) if args.study else None
+    if cells:
+        study_report(cells, args.study)
     folder = plot_dir(args)
     if folder:
         with figure(folder / PLOT.name) as (_, ax):
             draw_wins(ax, wins, n)
         print(f"win rates drawn in {shown(folder / PLOT.name)}")
+        if cells:
+            with figure(folder / STUDY_PLOT.name) as (_, ax):
+                draw_study(ax, cells)
+            print(f"the study drawn in {shown(folder / STUDY_PLOT.name)}")
     print(f"[{time.perf_counter() - start:.0f} s]")
+
+
+def draw_study(ax, cells: dict[float, dict[str, np.ndarray]]) -> None:
+    keys = (("zi", "ZI (control)"), ("assume", "EI assuming lambda = 1"),
+            ("learn", "EI learning lambda"))
+    for k, (key, label) in enumerate(keys):
+        rates = np.array([cells[lam][key].mean() for lam in STUDY_LAMBDAS])
+        ci = np.array([wilson(float(cells[lam][key].sum()), len(cells[lam][key]))
+                       for lam in STUDY_LAMBDAS])
+        x = np.arange(len(STUDY_LAMBDAS)) + (k - 1) * 0.27
+        ax.bar(x, rates, 0.25, label=label, yerr=[rates - ci[:, 0], ci[:, 1] - rates],
+               capsize=3)
+    ax.set_xticks(range(len(STUDY_LAMBDAS)), [f"opponents' lambda {lam:g}"
+                                              for lam in STUDY_LAMBDAS])
+    ax.set_ylabel("seat 0 win rate")
+    ax.set_title("Liar's Dice: EI with the wrong lambda, and learning it")
+    ax.legend(fontsize=8)
 
 
 def draw_wins(ax, wins: dict[str, np.ndarray], n: int) -> None:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from sleuth.compiler import SpecError
-from sleuth.compiler.game import load_game_text
 from sleuth.compiler.errors import ObservationError
+from sleuth.compiler.game import load_game_text
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
 from sleuth.solver.interfaces.cli import main as sleuth

@@ -11,6 +11,7 @@ surviving hypothesis. Beliefs are immutable; every update returns a new one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -98,24 +99,28 @@ class Belief:
 
     # -- updates
 
-    def restrict(self, keep: np.ndarray, what: str, loc: Loc | None = None) -> Belief:
-        """Condition on an event that keeps the hypotheses where `keep` is true."""
+    def restrict(self, keep: np.ndarray, what: str | Callable[[], str],
+                 loc: Loc | None = None) -> Belief:
+        """Condition on an event that keeps the hypotheses where `keep` is true (`what`
+        names it in an error message, or is a function that does)."""
         if not keep.any():
             raise InconsistentObservations(
-                f"inconsistent observations: no remaining hypothesis gives {what}", loc,
+                f"inconsistent observations: no remaining hypothesis gives {_text(what)}", loc,
                 hint="check the values typed; the belief is unchanged")
         logw = None if self.logw is None else self.logw[keep]
         return Belief(self.game, self.index[keep], logw)._simplified()
 
-    def update(self, likelihood: np.ndarray, what: str, loc: Loc | None = None) -> Belief:
+    def update(self, likelihood: np.ndarray, what: str | Callable[[], str],
+               loc: Loc | None = None) -> Belief:
         """Bayes' rule with P(observation | hypothesis) for each hypothesis in `index`."""
         likelihood = np.asarray(likelihood, dtype=np.float64)
         if np.any(likelihood < 0) or not np.all(np.isfinite(likelihood)):
-            raise ObservationError(f"the likelihood of {what} is negative or not finite", loc)
+            raise ObservationError(f"the likelihood of {_text(what)} is negative or not finite",
+                                   loc)
         keep = likelihood > 0
         if not keep.any():
             raise InconsistentObservations(
-                f"inconsistent observations: {what} has likelihood 0 under every remaining "
+                f"inconsistent observations: {_text(what)} has likelihood 0 under every remaining "
                 "hypothesis", loc,
                 hint="check the values typed; the belief is unchanged. If the responder "
                      "can play off the model, give the response a tremble (e.g. "
@@ -135,7 +140,11 @@ class Belief:
     def observe(self, event: Event) -> Belief:
         """The belief after an observation: deterministic feedback keeps the hypotheses that
         give it; a random answer updates by its likelihood (Bayes' rule)."""
-        game, what = self.game, f"'{event.describe()}'"
+        game = self.game
+
+        def what() -> str:  # formatted only for an error message
+            return f"'{event.describe()}'"
+
         if event.feedback is not None:
             rank = game.space(event.action).rank(event.args)
             code = game.coder(event.action).encode(event.feedback)
@@ -257,6 +266,10 @@ class Belief:
         p = self.probabilities()
         order = np.argsort(-p, kind="stable")[:k]
         return [(self.game.hypotheses.value(int(self.index[i])), float(p[i])) for i in order]
+
+
+def _text(what: str | Callable[[], str]) -> str:
+    return what() if callable(what) else what
 
 
 def count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
