@@ -227,7 +227,7 @@ class Declarations:
             raise SpecError(f"{path.name} is not UTF-8 text (byte {err.start})", decl.loc,
                             hint="save the file as UTF-8") from None
         shape = tuple(universe_size(d.type) for d in index)
-        values = np.full(shape, np.nan)
+        values = np.full(shape, np.nan if decl.default is None else float(decl.default))
         for lineno, row in enumerate(rows, 1):
             if not row or row[0].startswith("#"):
                 continue
@@ -243,7 +243,8 @@ class Declarations:
                                 hint="index labels must belong to the index domains") from None
         if np.isnan(values).any():
             raise SpecError(f"table '{decl.name}' misses entries", decl.loc,
-                            hint="give one line per combination of index values")
+                            hint="give one line per combination of index values, or a "
+                                 "default for the others (default: 0)")
         as_int = bool(np.all(values == np.round(values)))
         as_int = as_int and bool(np.all(np.abs(values) <= ir.INT_LIMIT))  # else: floats
         vtype: Type = int_type(int(values.min()), int(values.max())) if as_int else FloatT()

@@ -84,6 +84,7 @@ class TableDecl:
     file: str
     index: list[Node]
     loc: Loc
+    default: float | None = None  # the value of the combinations the file does not list
 
 
 @dataclass
@@ -360,12 +361,18 @@ def _read_goal(r: Reader, node: Node) -> Goal:
 def _read_data(r: Reader, node: Node) -> dict[str, TableDecl]:
     out = {}
     for name, (key, value) in r.mapping(node, "data").items():
-        fields = r.mapping(value, f"data '{name}'", ("file", "index"))
+        fields = r.mapping(value, f"data '{name}'", ("file", "index", "default"))
         if "file" not in fields or "index" not in fields:
             raise SpecError(f"data '{name}' needs 'file' and 'index'", r.loc(value),
                             hint="e.g. {file: scores.csv, index: [Hint, Word]}")
         index = fields["index"][1]
         idx = r.sequence(index, "index") if isinstance(index, SequenceNode) else [index]
+        default = None
+        if "default" in fields:
+            default = r.scalar(fields["default"][1], "default")
+            if isinstance(default, bool) or not isinstance(default, int | float):
+                raise SpecError(f"data '{name}': default must be a number",
+                                r.loc(fields["default"][1]), hint="e.g. default: 0")
         out[r.name(key, "table name")] = TableDecl(name, r.text(fields["file"][1], "file"), idx,
-                                                   r.loc(key))
+                                                   r.loc(key), default)
     return out

@@ -1,20 +1,28 @@
-"""Decrypto: the own team's guesser and the interceptor, on specs/decrypto.yaml.
+"""Decrypto with the official keyword list: the own team's guesser and the interceptor.
 
-Each seeded game draws four keywords from the vocabulary; each round draws a
-code (three different positions) and samples each clue from the score table
-(P(clue | keyword) proportional to exp(score / temperature), computed here
-from the CSV, independently of the spec's expression). The guess is the
-maximum a posteriori code (ties: the first in canonical order).
+Each seeded game deals the opponents' keyword card and, round by round, their
+codes with the decryptogame package's generators (RandomKeywordCards over the
+official English list of 424 words, RandomCodes: three different positions of
+four). The encryptor gives one clue per code position, drawn with probability
+proportional to exp(score / temperature) from the documented score table
+specs/decrypto-scores.csv (computed here from the CSV, independently of the
+specs' expressions).
 
-* The own team knows its keywords (`keywords_known`): its guess is right
-  whenever each clue scores highest with its own keyword, and we count how
-  often that holds and how often the guess is right.
-* The interceptor starts knowing nothing; each round it guesses from the
-  clues and everything learnt from earlier rounds (their clues with the
-  revealed codes, `past_round`), so its accuracy climbs round by round.
+* The interceptor keeps one belief per keyword position
+  (specs/decrypto-keyword.yaml: the keyword among the 424 words, uniform).
+  After each round the code is revealed and each clue updates the belief of
+  its position. To guess, it computes fit[i, s] = P(clue i | position s) =
+  sum over words of its belief times P(clue | word), and the code's posterior
+  (specs/decrypto.yaml): the guess is the posterior mode.
+* The own team knows its keywords: fit[i, s] = P(clue i | its keyword s).
+* The notebook's recursion: the maximum over the 24 code assignments of
+  prod_i fit[i, code_i], computed here directly. Every guess of both teams is
+  checked against it, and so is the interceptor's guess for every code of the
+  card (its 24 codes, clues drawn on a separate stream) in the first and last
+  round of every game.
 
     python examples/decrypto.py [--games 500] [--rounds 8] [--seed 0] [--workers 2]
-                                [--plot PNG]
+                                [--plot DIR | --write-docs]
 """
 
 from __future__ import annotations
@@ -27,20 +35,25 @@ from itertools import permutations
 from pathlib import Path
 
 import numpy as np
-from outputs import chunks, figure, interruptible, output_args, plot_dir, pool_map, shown
+from decryptogame.generators import RandomCodes, RandomKeywordCards
+from outputs import chunks, figure, interruptible, output_args, plot_dir, pool_map, shown, wilson
 
 from sleuth.compiler import load_game
+from sleuth.compiler.likelihood import answer_likelihood
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
 
 ROOT = Path(__file__).resolve().parent.parent
-GAME = load_game(ROOT / "specs" / "decrypto.yaml")
-WORDS = (ROOT / "specs" / "decrypto-words.txt").read_text().split()
+KEYWORD = load_game(ROOT / "specs" / "decrypto-keyword.yaml")
+CODE = load_game(ROOT / "specs" / "decrypto.yaml")
+WORDS = (ROOT / "specs" / "decrypto-words.txt").read_text().split()  # '_' for '-'
 CLUES = (ROOT / "specs" / "decrypto-clues.txt").read_text().split()
 CODES = list(permutations(range(4), 3))  # canonical (lexicographic) order
+EVERY_WORD = np.arange(KEYWORD.hypotheses.size, dtype=np.int64)
 
 
 def score_table() -> np.ndarray:
+    """scores[clue, word] from the CSV (0 where it lists nothing)."""
     table = np.zeros((len(CLUES), len(WORDS)))
     with (ROOT / "specs" / "decrypto-scores.csv").open() as f:
         for row in csv.reader(line for line in f if not line.startswith("#")):
@@ -48,73 +61,113 @@ def score_table() -> np.ndarray:
     return table
 
 
-SCORES = score_table()
-P_CLUE = np.exp(SCORES / GAME.model.params["temperature"])
+P_CLUE = np.exp(score_table() / KEYWORD.model.params["temperature"])
 P_CLUE /= P_CLUE.sum(axis=0, keepdims=True)  # column w: P(clue | keyword w)
 
 
-def give_clues(keywords: list[int], code: tuple[int, ...], rng) -> list[str]:
-    return [CLUES[int(rng.choice(len(CLUES), p=P_CLUE[:, keywords[i]]))] for i in code]
+def deal(seed: np.random.SeedSequence) -> tuple[list[int], RandomCodes, np.random.Generator]:
+    """The opponents' card (word indices) and code generator, with the decryptogame
+    package's generators seeded from the game's seed, and the clue stream."""
+    card_seed, code_seed = (int(x) for x in seed.generate_state(2))
+    card = next(RandomKeywordCards(seed=card_seed))[0]
+    keywords = [WORDS.index(w.replace("-", "_")) for w in card]
+    return keywords, RandomCodes([card], seed=code_seed), np.random.default_rng(seed)
 
 
-def map_code(belief: Belief) -> tuple[tuple[int, ...], float]:
-    """The most probable code and its probability (ties: canonical order)."""
+def give_clues(keywords: list[int], code: tuple[int, ...], rng) -> list[int]:
+    return [int(rng.choice(len(CLUES), p=P_CLUE[:, keywords[s]])) for s in code]
+
+
+def clue_likelihood(clue: int) -> np.ndarray:
+    """P(clue | keyword) for every word, read off the keyword spec (a kept table)."""
+    return answer_likelihood(KEYWORD, "clue", {}, CLUES[clue], EVERY_WORD)
+
+
+def fit_of(beliefs: list[Belief], clues: list[int]) -> np.ndarray:
+    """fit[i, s] = sum over words of P(keyword s = w) P(clue i | w)."""
+    fit = np.zeros((3, 4))
+    for i, c in enumerate(clues):
+        lik = clue_likelihood(c)
+        for s, b in enumerate(beliefs):
+            fit[i, s] = float(b.probabilities() @ lik[b.index])
+    return fit
+
+
+def map_code(fit: np.ndarray) -> tuple[tuple[int, ...], float]:
+    """Sleuth's posterior mode over the codes (ties: canonical order), and its probability."""
+    belief = apply_event(Belief.prior(CODE), Event("clues", {}, answer={
+        "fit": tuple(float(x) for x in fit.ravel())}))
+    mass = np.zeros(len(CODES))
     c0, c1, c2 = belief.values("code")
-    mass = np.bincount(np.asarray(c0) * 16 + np.asarray(c1) * 4 + np.asarray(c2),
-                       weights=belief.probabilities(), minlength=64)
-    best = int(np.argmax(mass))  # the first maximum: the canonical order of codes
-    return (best // 16, best // 4 % 4, best % 4), float(mass[best])
+    for a, b, c, p in zip(c0, c1, c2, belief.probabilities(), strict=True):
+        mass[CODES.index((int(a), int(b), int(c)))] += p
+    best = int(np.argmax(mass))
+    return CODES[best], float(mass[best])
 
 
-def clues_event(clues: list[str]) -> Event:
-    return Event("clues", {}, answer=tuple(clues))
+def recursion(fit: np.ndarray) -> set[tuple[int, ...]]:
+    """The notebook's rule: the maximum over code assignments of prod_i fit[i, code_i]; every
+    code that reaches it (within rounding: two clues of one theme tie exactly)."""
+    value = {code: fit[0, code[0]] * fit[1, code[1]] * fit[2, code[2]] for code in CODES}
+    top = max(value.values())
+    return {code for code, v in value.items() if v >= top * (1 - 1e-9)}
 
 
-def play(games: int, rounds: int, seed: int, workers: int = 2) -> dict[str, np.ndarray]:
-    """The games in `workers` processes; each game has its own spawned seed, so the result
-    depends on the seed only, not on the number of workers or on timing."""
-    seeds = np.random.SeedSequence(seed).spawn(games)
-    parts = pool_map(partial(play_block, rounds=rounds), chunks(seeds, 10), workers, "games")
-    total = {k: sum(part[k] for part in parts) for k in parts[0]}
-    return {"own": total["own"] / games, "clear": total["clear"] / games,
-            "clear_right": total["clear_right"], "clear_count": total["clear"],
-            "spy": total["spy"] / games, "spy_p": total["spy_p"] / games}
+def known_beliefs(keywords: list[int]) -> list[Belief]:
+    prior = Belief.prior(KEYWORD)
+    return [prior.restrict(prior.index == w, "the own keyword") for w in keywords]
 
 
 def play_block(seeds: list[np.random.SeedSequence], rounds: int) -> dict[str, np.ndarray]:
-    """Counts over the games of these seeds: own team right, clues all clear, right when
-    clear, interceptor right, and the sum of the interceptor's MAP probabilities, per round."""
-    own_right = np.zeros(rounds)
-    own_clear = np.zeros(rounds)  # each clue scores highest with its own keyword
-    own_right_when_clear = np.zeros(rounds)
-    spy_right = np.zeros(rounds)
-    spy_p = np.zeros(rounds)
-    prior = Belief.prior(GAME)
+    out = {k: np.zeros(rounds) for k in ("own", "spy", "spy_p", "games")}
+    out.update(agree=np.zeros(2, dtype=np.int64), checks=np.zeros(2, dtype=np.int64))
     for seed in seeds:
-        rng = np.random.default_rng(seed)
-        keywords = [int(w) for w in rng.choice(len(WORDS), 4, replace=False)]
-        own = apply_event(prior, Event("keywords_known",
-                                       {"known": tuple(WORDS[w] for w in keywords)},
-                                       feedback={"same": True}))
-        history = prior
+        keywords, codes, rng = deal(seed)
+        check_rng = np.random.default_rng(seed.spawn(1)[0])
+        own = known_beliefs(keywords)
+        spy = [Belief.prior(KEYWORD) for _ in range(4)]
         for r in range(rounds):
-            code = CODES[int(rng.integers(len(CODES)))]
+            code = tuple(next(codes)[0])
             clues = give_clues(keywords, code, rng)
-            guess, _ = map_code(apply_event(own, clues_event(clues)))
-            clear = all(np.argmax(SCORES[CLUES.index(c), keywords]) == i and
-                        np.sum(SCORES[CLUES.index(c), keywords] == SCORES[CLUES.index(c),
-                                                                          keywords[i]]) == 1
-                        for c, i in zip(clues, code, strict=True))
-            own_right[r] += guess == code
-            own_clear[r] += clear
-            own_right_when_clear[r] += clear and guess == code
-            guess, p = map_code(apply_event(history, clues_event(clues)))
-            spy_right[r] += guess == code
-            spy_p[r] += p
-            history = apply_event(history, Event("past_round", {"shown": code},
-                                                 answer=tuple(clues)))
-    return {"own": own_right, "clear": own_clear, "clear_right": own_right_when_clear,
-            "spy": spy_right, "spy_p": spy_p}
+            for name, beliefs in (("own", own), ("spy", spy)):
+                fit = fit_of(beliefs, clues)
+                guess, p = map_code(fit)
+                out["agree"][0] += guess in recursion(fit)
+                out["checks"][0] += 1
+                out[name][r] += guess == code
+                if name == "spy":
+                    out["spy_p"][r] += p
+            if r in (0, rounds - 1):
+                for other in CODES:
+                    fit = fit_of(spy, give_clues(keywords, other, check_rng))
+                    out["agree"][1] += map_code(fit)[0] in recursion(fit)
+                    out["checks"][1] += 1
+            out["games"][r] += 1
+            for s, c in zip(code, clues, strict=True):  # the code is revealed
+                spy[s] = apply_event(spy[s], Event("clue", {}, answer=CLUES[c]))
+    return out
+
+
+def play(games: int, rounds: int, seed: int, workers: int) -> dict[str, np.ndarray]:
+    """The games in `workers` processes; each game has its own spawned seed, so the result
+    depends on the seed only."""
+    seeds = np.random.SeedSequence(seed).spawn(games)
+    parts = pool_map(partial(play_block, rounds=rounds), chunks(seeds, 10), workers, "games")
+    return {k: sum(part[k] for part in parts) for k in parts[0]}
+
+
+def report(out: dict[str, np.ndarray], games: int, rounds: int) -> None:
+    print("round  own team right  95 % (Wilson)     interceptor right  95 % (Wilson)     "
+          "interceptor's mean MAP probability")
+    for r in range(rounds):
+        cells = []
+        for name in ("own", "spy"):
+            lo, hi = wilson(out[name][r], games)
+            cells.append(f"{out[name][r] / games:>17.3f}  [{lo:.3f}, {hi:.3f}]")
+        print(f"{r + 1:>5}  " + "  ".join(cells) + f"  {out['spy_p'][r] / games:>20.3f}")
+    print(f"the posterior mode equals the notebook's recursion in {out['agree'][0]} of "
+          f"{out['checks'][0]} guesses, and in {out['agree'][1]} of {out['checks'][1]} "
+          "checks on every code of a card (rounds 1 and last)")
 
 
 def main() -> None:
@@ -125,38 +178,36 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     output_args(parser)
     args = parser.parse_args()
+    if args.games < 1 or args.rounds < 1 or args.workers < 1:
+        raise SystemExit("error: --games, --rounds and --workers must be at least 1")
     start = time.perf_counter()
     out = play(args.games, args.rounds, args.seed, args.workers)
-    n = args.games
-    print(f"{n} seeded games (seed {args.seed}), {len(WORDS)}-word vocabulary, "
-          f"{len(CLUES)} clues, temperature {GAME.model.params['temperature']}")
-    print("round  own team right  (clues all clear, right then)  interceptor right  "
-          "(its mean MAP probability)  95 % half-width")
-    for r in range(args.rounds):
-        clear = int(out["clear_count"][r])
-        half = 1.96 * np.sqrt(out["spy"][r] * (1 - out["spy"][r]) / n)
-        print(f"{r + 1:>5}  {out['own'][r]:>14.3f}  ({out['clear'][r]:.3f}, "
-              f"{int(out['clear_right'][r])}/{clear})  {out['spy'][r]:>25.3f}  "
-              f"({out['spy_p'][r]:.3f})  ±{half:.3f}")
+    print(f"{args.games} seeded games (seed {args.seed}), {args.rounds} rounds: the official "
+          f"list of {len(WORDS)} keywords (decryptogame's card and code generators), "
+          f"{len(CLUES)} clues, temperature {KEYWORD.model.params['temperature']}")
+    report(out, args.games, args.rounds)
     folder = plot_dir(args)
     if folder:
         with figure(folder / "decrypto.png") as (_, ax):
-            draw_accuracy(ax, out, n)
+            draw_accuracy(ax, out, args.games)
         print(f"accuracy drawn in {shown(folder / 'decrypto.png')}")
     print(f"[{time.perf_counter() - start:.0f} s]")
 
 
 def draw_accuracy(ax, out: dict[str, np.ndarray], n: int) -> None:
     rounds = np.arange(1, len(out["own"]) + 1)
-    half = 1.96 * np.sqrt(out["spy"] * (1 - out["spy"]) / n)
-    ax.plot(rounds, out["own"], "o-", label="own team (keywords known)")
-    ax.errorbar(rounds, out["spy"], yerr=half, fmt="s-", capsize=3, label="interceptor")
-    ax.plot(rounds, out["spy_p"], "k:", label="interceptor's mean MAP probability")
+    for name, label, fmt in (("own", "own team (keywords known)", "o-"),
+                             ("spy", "interceptor", "s-")):
+        rate = out[name] / n
+        ci = np.array([wilson(w, n) for w in out[name]])
+        ax.errorbar(rounds, rate, yerr=[rate - ci[:, 0], ci[:, 1] - rate], fmt=fmt,
+                    capsize=3, label=label)
+    ax.plot(rounds, out["spy_p"] / n, "k:", label="interceptor's mean MAP probability")
     ax.axhline(1 / len(CODES), color="grey", lw=0.8, ls="--", label="chance (1/24)")
     ax.set_xlabel("round")
     ax.set_ylabel(f"right code (of {n} games)")
     ax.set_ylim(0, 1)
-    ax.set_title("Decrypto: the guess is the posterior mode")
+    ax.set_title("Decrypto, official keyword list: the guess is the posterior mode")
     ax.legend(fontsize=8)
 
 

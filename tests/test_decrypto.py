@@ -1,78 +1,103 @@
-"""specs/decrypto.yaml against a brute-force posterior written here.
-
-The 1,680 keyword assignments x 24 codes are listed by hand; P(clue | keyword)
-is computed from the CSV table directly; after past rounds and this round's
-clues the posterior over codes is summed by hand and compared with Sleuth's.
-"""
+"""specs/decrypto-keyword.yaml and specs/decrypto.yaml (the official keyword list) against
+computations written here: the word list against the decryptogame package, the keyword
+posterior against a softmax of the CSV's scores, the code's posterior mode against the
+notebook's recursion (the maximum over code assignments) on every code of a card."""
 
 from __future__ import annotations
 
 import csv
 import itertools
-import math
+import sys
 
 import numpy as np
 import pytest
+from decryptogame.generators import RandomKeywordCards
+from decryptogame.official_words import english
 
-from sleuth.compiler import load_game
+from sleuth.compiler import SpecError, load_game
+from sleuth.compiler.game import load_game_text
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
 from tests.conftest import ROOT
 
+sys.path.insert(0, str(ROOT / "examples"))
 SPECS = ROOT / "specs"
+WORDS = (SPECS / "decrypto-words.txt").read_text().split()
+CLUES = (SPECS / "decrypto-clues.txt").read_text().split()
+CODES = list(itertools.permutations(range(4), 3))
 
 
-def table():
-    words = (SPECS / "decrypto-words.txt").read_text().split()
-    clues = (SPECS / "decrypto-clues.txt").read_text().split()
-    score = {}
+def p_clue(temperature: float) -> np.ndarray:
+    """P(clue | word) from the CSV by hand: exp(score / T), normalised over the clues."""
+    score = np.zeros((len(CLUES), len(WORDS)))
     with (SPECS / "decrypto-scores.csv").open() as f:
-        for c, w, s in csv.reader(line for line in f if not line.startswith("#")):
-            score[c, w] = float(s)
-    p = {(c, w): math.exp(score[c, w]) / sum(math.exp(score[d, w]) for d in clues)
-         for c in clues for w in words}
-    return words, clues, p
+        for clue, word, s in csv.reader(line for line in f if not line.startswith("#")):
+            score[CLUES.index(clue), WORDS.index(word)] = float(s)
+    w = np.exp(score / temperature)
+    return w / w.sum(axis=0)
+
+
+def test_the_word_list_is_the_official_one():
+    assert WORDS == [w.replace("-", "_") for w in english.words]
+    assert len(WORDS) == 424 and len(set(WORDS)) == 424
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_code_posterior_equals_brute_force(seed):
-    g = load_game(SPECS / "decrypto.yaml")
-    words, clues, p = table()
+def test_keyword_posterior_is_the_softmax_of_the_table(seed):
+    g = load_game(SPECS / "decrypto-keyword.yaml")
+    p = p_clue(g.model.params["temperature"])
     rng = np.random.default_rng(seed)
-    codes = list(itertools.permutations(range(4), 3))
-    past = [(codes[int(rng.integers(24))], [clues[int(rng.integers(16))] for _ in range(3)])
-            for _ in range(int(rng.integers(0, 3)))]
-    now = [clues[int(rng.integers(16))] for _ in range(3)]
-    belief = Belief.prior(g)
-    for shown, cs in past:
-        belief = apply_event(belief, Event("past_round", {"shown": shown}, answer=tuple(cs)))
-    belief = apply_event(belief, Event("clues", {}, answer=tuple(now)))
-    mass = dict.fromkeys(codes, 0.0)
-    for kw in itertools.permutations(words, 4):
-        w = math.prod(p[c, kw[i]] for shown, cs in past for c, i in zip(cs, shown, strict=True))
-        for code in codes:
-            mass[code] += w * math.prod(p[c, kw[i]] for c, i in zip(now, code, strict=True))
-    total = sum(mass.values())
-    got = dict.fromkeys(codes, 0.0)
-    probs = belief.probabilities()
-    cols = belief.values("code")
-    for k in range(belief.size):
-        got[tuple(int(c[k]) for c in cols)] += probs[k]
-    for code in codes:
-        assert got[code] == pytest.approx(mass[code] / total, abs=1e-12), code
+    word = int(rng.integers(len(WORDS)))
+    belief, want = Belief.prior(g), np.full(len(WORDS), 1 / len(WORDS))
+    for _ in range(4):
+        clue = int(rng.choice(len(CLUES), p=p[:, word]))
+        belief = apply_event(belief, Event("clue", {}, answer=CLUES[clue]))
+        want = want * p[clue]
+        want /= want.sum()
+    got = np.zeros(len(WORDS))
+    got[belief.index] = belief.probabilities()
+    np.testing.assert_allclose(got, want, atol=1e-12)
 
 
-def test_own_team_guesses_the_code_when_every_clue_is_clear():
-    """Keywords known and each clue scoring highest with its own keyword: the most
-    probable code is the true one."""
-    g = load_game(SPECS / "decrypto.yaml")
-    words, clues, p = table()
-    keywords = ("ocean", "fire", "moon", "glass")
-    own = apply_event(Belief.prior(g), Event("keywords_known", {"known": keywords},
-                                             feedback={"same": True}))
-    assert own.size == 24
-    code = (2, 0, 3)
-    shown = ("night", "wave", "mirror")  # moon, ocean, glass: each its own best keyword
-    after = apply_event(own, Event("clues", {}, answer=shown))
-    best = after.top(1)[0][0]
-    assert best["code"] == code and best["keywords"] == keywords
+def test_map_code_is_the_recursion_on_every_code_of_a_card():
+    """Cards dealt by decryptogame's generator; after two revealed rounds, for each of the
+    24 codes: the spec's posterior mode is a maximiser of prod_i fit[i, code_i], and its
+    posterior is that product, normalised (computed here)."""
+    import decrypto as sim
+
+    rng = np.random.default_rng(7)
+    for card_seed in (1, 2):
+        card = next(RandomKeywordCards(seed=card_seed))[0]
+        keywords = [WORDS.index(w.replace("-", "_")) for w in card]
+        spy = [Belief.prior(sim.KEYWORD) for _ in range(4)]
+        for code in (CODES[3], CODES[17]):
+            for s, c in zip(code, sim.give_clues(keywords, code, rng), strict=True):
+                spy[s] = apply_event(spy[s], Event("clue", {}, answer=CLUES[c]))
+        for code in CODES:
+            fit = sim.fit_of(spy, sim.give_clues(keywords, code, rng))
+            value = np.array([fit[0, a] * fit[1, b] * fit[2, c] for a, b, c in CODES])
+            guess, p = sim.map_code(fit)
+            assert value[CODES.index(guess)] >= value.max() * (1 - 1e-9)
+            assert p == pytest.approx(value.max() / value.sum(), rel=1e-9)
+
+
+def test_fit_is_the_belief_times_the_clue_model():
+    import decrypto as sim
+
+    p = p_clue(sim.KEYWORD.model.params["temperature"])
+    prior = Belief.prior(sim.KEYWORD)
+    beliefs = [apply_event(prior, Event("clue", {}, answer=c)) for c in ("animal", "food",
+                                                                         "music", "war")]
+    fit = sim.fit_of(beliefs, [CLUES.index("animal"), CLUES.index("sky"), CLUES.index("war")])
+    for s, b in enumerate(beliefs):
+        q = np.zeros(len(WORDS))
+        q[b.index] = b.probabilities()
+        for i, c in enumerate(("animal", "sky", "war")):
+            assert fit[i, s] == pytest.approx(float(q @ p[CLUES.index(c)]), rel=1e-9)
+
+
+def test_a_sparse_table_needs_its_default():
+    text = (SPECS / "decrypto-keyword.yaml").read_text().replace(", default: 0}", "}")
+    with pytest.raises(SpecError, match="misses entries") as err:
+        load_game_text(text, str(SPECS / "decrypto-keyword.yaml"))
+    assert "default" in (err.value.hint or "")
