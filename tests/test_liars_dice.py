@@ -288,3 +288,57 @@ def answer_probabilities_for(c, standing, lam, hidden, dice) -> dict:
         return answer_probabilities(c, standing, lam=lam)
     finally:
         DICE, HIDDEN = saved
+
+
+def test_an_off_model_bid_on_the_command_line(tmp_path, capsys):
+    """A bid the page's model (lambda 1) gives probability 0 under every roll: a clear error,
+    exit status 1, nothing printed as a traceback; with a tremble, or with lambda hidden
+    (a value that explains it), the belief is shown."""
+    obs = tmp_path / "bids.yaml"
+    obs.write_text("- query: turn\n  args: {standing: {quantity: 12, face: six}}\n"
+                   "  answer: {call: false, bid: {quantity: 13, face: six}}\n")
+    with pytest.raises(SystemExit) as stop:
+        sleuth(["belief", str(SPEC), "--observations", str(obs)])
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert "likelihood 0 under every remaining hypothesis" in err and "tremble" in err
+    sleuth(["belief", str(SPEC), "--observations", str(obs), "--set", "tremble=0.01"])
+    assert "1 observation" in capsys.readouterr().out
+    sleuth(["belief", str(SPEC), "--observations", str(obs),
+            "--set", "lambda={hidden: [1, 2, 4]}"])
+    out = capsys.readouterr().out
+    assert "lambda" in out and "1 observation" in out
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0, 2.0])
+def test_lambda_at_its_bounds(lam):
+    """The spec at lambda 0, 1 and 2: every turn's probabilities sum to 1 (the engine checks
+    it) and match the brute force."""
+    g = load_game(SPEC, overrides={"dice": DICE, "hidden": HIDDEN, "lambda": lam})
+    for standing in [(0, 0), (2, 3), (4, 5)]:
+        args = {"standing": {"quantity": standing[0], "face": FACES[standing[1]]}}
+        ranks, table = answer_matrix(g, "turn", args, np.arange(g.hypotheses.size))
+        np.testing.assert_allclose(table.sum(axis=0), 1.0, atol=1e-12)
+        for h in (0, g.hypotheses.size // 2, g.hypotheses.size - 1):
+            roll = tuple(g.hypotheses.value(h)["roll"])
+            brute = answer_probabilities(roll, standing, lam=lam)
+            for k, r in enumerate(ranks):
+                a = answer_value(g, "turn", int(r))
+                key = "call" if a["call"] else (a["bid"]["quantity"],
+                                                FACES.index(a["bid"]["face"]))
+                assert table[k, h] == pytest.approx(brute.get(key, 0.0), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_the_study_runs_every_cell():
+    import liars_dice as sim
+
+    old = dict(sim.PLAY)
+    try:
+        cells = sim.study(4, 3, 1)
+    finally:
+        sim.PLAY.update(old)
+    assert sorted(cells) == sorted(sim.STUDY_LAMBDAS)
+    for cell in cells.values():
+        assert all(len(cell[k]) == 4 for k in ("zi", "assume", "learn"))
+        assert np.all((cell["learned"] >= 0) & (cell["learned"] <= 1))

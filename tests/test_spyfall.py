@@ -64,6 +64,13 @@ def test_claim_update_is_the_notes_mixture(n, beta, lam, seed):
                                     rel=1e-9)
 
 
+def test_the_notes_parameters_are_the_default():
+    params = load_game(SPEC).model.params
+    assert (params["beta"], params["lambda"]) == (1.0, 0.5)
+    assert sim.VARIANTS["notes"] == {"beta": 1.0, "lambda": 0.5}
+    assert sim.VARIANTS["tuned"] == {"beta": 10.0, "lambda": 0.2}
+
+
 def test_public_spy_update_by_hand():
     S = np.array([0.1, 0.4, 0.3, 0.2])
     alpha = np.array([0.5, 0.0, 0.25, 0.25])  # speaker 1 accuses 0 most
@@ -126,6 +133,11 @@ def test_gains_match_a_replay_without_the_player():
     for seed in np.random.SeedSequence(3).spawn(6):
         res = sim.play_game(game, setup, seed, sim.flat, record=True)
         final_p, final_s = res["trace"][-1]
+        for (t, _, gain, _), (before, _), (after, _) in zip(res["ig"], res["trace"],
+                                                            res["trace"][1:], strict=False):
+            keep = after > 0  # IG_t = KL(P_t || P_t-1), in bits, by hand
+            assert gain == pytest.approx(float(np.sum(after[keep] * np.log2(
+                after[keep] / before[keep]))), abs=1e-12)
         for k, (is_spy, loc_gain, spy_gain) in enumerate(res["gains"]):
             assert is_spy == (k == res["spy"])
             belief, S = Belief.prior(game), np.full(4, 0.25)
