@@ -1,4 +1,4 @@
-"""Spyfall: hide-and-reveal hints, accusations and a vote, on specs/spyfall-joint.yaml.
+"""Spyfall, the joint model (the previous version, a named variant): specs/spyfall-joint.yaml.
 
 Each seeded game draws the location N and the spy S (uniformly). The players
 speak in turn (player 0, 1, ..., round robin) for at most `--rounds` rounds.
@@ -50,23 +50,12 @@ accused. The spy accused: the non-spies win. Otherwise (an innocent accused
 or no majority) the spy escapes and guesses the location (the maximum of
 q_S): right, the spy wins; wrong, the non-spies win.
 
-Statistics: win rates per strategy mix over the same seeded games (common
-random numbers: each game's seed draws N, S and the claims), with Wilson 95 %
-intervals and the paired difference from Flat; the turn-wise information gain
-IG_t = KL(P_t || P_{t-1}) of the public location belief, in bits, per turn
-index and split by speaker; each player's aggregate gain on a sample of games:
-KL(final P || P recomputed without that player's claims), for spy and
-non-spy speakers (their claims' `public` fields are kept as recorded). Plots:
-docs/results/spyfall-joint-beliefs.png (a sample game) and docs/results/spyfall-joint-ig.png.
+Statistics (win rates with Wilson intervals, paired differences, turn-wise
+information gain, aggregate gains): examples/spyfall-joint.md.
 
     python examples/spyfall_joint.py [--games 1000] [--seed 0] [--workers 2] [--rounds 3]
         [--sample 100] [--consensus 0.5] [--dynamic LO HI] [--set lambda=0.3]
         [--plot DIR | --write-docs]
-
-It prints the win-rate tables (with 95 % intervals), the outcome fractions,
-the turn-wise information gains, the aggregate gains and the belief trace of
-the sample game; with --plot DIR (or --write-docs: docs/results/) it draws the
-two plots.
 """
 
 from __future__ import annotations
