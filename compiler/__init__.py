@@ -8,6 +8,8 @@ The solver imports only `api.py`. The pipeline, one module per stage:
     parse.py         expression text -> untyped IR (a lark Transformer; pass 1)
     ir.py            IR nodes and static types
     spec.py          the YAML mapping -> a Spec (params, domains, secret, queries, ...)
+    hidden.py        hidden params: a param that is part of the secret, with a prior
+    forms.py         the likelihood forms (uniform, weight, density, probability)
     declarations.py  domains, enums and data tables
     resolve.py       name resolution and def inlining (pass 2)
     infer.py         types, static integer bounds and dependencies (pass 3)

@@ -34,7 +34,8 @@ SYMBOLIC_HINT = "specs this large are meant for a symbolic (SAT / decision-diagr
 
 @dataclass(frozen=True)
 class Budget:
-    """Size limits of the enumerated backend (all configurable from the CLI)."""
+    """Size limits of the enumerated backend (max_hypotheses and memory_mb from the CLI;
+    every field from the API)."""
 
     max_hypotheses: int = 10**7
     max_pairs: int = 2 * 10**10

@@ -133,7 +133,7 @@ def test_gains_match_a_replay_without_the_player():
     for seed in np.random.SeedSequence(3).spawn(6):
         res = sim.play_game(game, setup, seed, sim.flat, record=True)
         final_p, final_s = res["trace"][-1]
-        for (t, _, gain, _), (before, _), (after, _) in zip(res["ig"], res["trace"],
+        for (_, _, gain, _), (before, _), (after, _) in zip(res["ig"], res["trace"],
                                                             res["trace"][1:], strict=False):
             keep = after > 0  # IG_t = KL(P_t || P_t-1), in bits, by hand
             assert gain == pytest.approx(float(np.sum(after[keep] * np.log2(
