@@ -181,3 +181,17 @@ def test_example_runs_and_refuses_cleanly(args, status, text):
     assert out.returncode == status, out.stderr
     assert "Traceback" not in out.stderr
     assert text in out.stdout + out.stderr
+
+
+def test_a_zero_probability_claim_is_refused_cleanly(tmp_path, capsys):
+    """A claim with an entry of 0 (a Dirichlet sample has none; log 0 is not a number) is
+    an illegal answer: exit status 1, the observation's location, no traceback."""
+    obs = tmp_path / "claims.yaml"
+    obs.write_text("- query: claim\n  args: {speaker: 0}\n  answer:\n"
+                   "    claim: [0.0, 0.5, 0.5]\n    public: [0.3, 0.3, 0.4]\n"
+                   "    suspicion: 0.2\n")
+    with pytest.raises(SystemExit) as stop:
+        sleuth(["belief", str(SPEC), "--observations", str(obs), "--set", "locations=3"])
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert "is not a legal answer to claim" in err and "claims.yaml:" in err
