@@ -10,20 +10,14 @@ by the spec's `claim` likelihood after every claim.
 Claims (beta and lambda are the spec's params):
 
 * non-spy, Flat: C ~ Dirichlet(beta ((1 - lambda) 1 + lambda e_N)).
-* non-spy, Dynamic: the same with lambda_t = LO + (HI - LO) K, where K is how
-  much the speaker believes the spy already knows N: K = sum_j b(j) q_j(N),
-  b the speaker's private spy belief and q_j(N) the probability the public
-  posterior gives N if j is the spy (what j, reading the same claims, would
-  believe). Hide while the spy is in the dark; once it probably knows, there
-  is nothing left to hide and revealing clears the speaker. The listeners do
-  not know lambda_t (it depends on the speaker's private belief, so
-  publishing it would leak N): they keep the spec's flat lambda.
+* non-spy, Dynamic: lambda_t = LO + (HI - LO) K, K = sum_j b(j) q_j(N), how much
+  the speaker believes the spy already knows N (b its private spy belief, q_j
+  the public posterior given spy j). The listeners keep the flat lambda.
 * spy: C ~ Dirichlet(beta ((1 - lambda) 1 + lambda P)), P the public location
   belief before its turn (it mimics what the table believes).
 
 Beliefs. Private beliefs condition the public joint posterior: a non-spy i on
-location == N and spy != i (its spy belief b_i), the spy on spy == S (its
-location belief q_S).
+location == N and spy != i (b_i), the spy on spy == S (q_S).
 
 Accusations. A speaker's accusation is its spy belief after its claim: b_i
 for a non-spy; for the spy a decoy, the public spy belief with itself removed
@@ -33,8 +27,7 @@ accusation tells it nothing new); they are opinions pooled for the vote. The
 accusation update: player i's vote belief is
     v_i(j) ~ base_i(j) * prod_{k != i, k has spoken, k != j} (1 - mu + mu (s - 1) A_k(j))
 with A_k player k's latest accusation, base_i = b_i (non-spy) or the decoy
-(spy), mu the accusation weight (0: cheap talk). A factor is 1 when A_k is
-uniform over the others; k's accusation says nothing about k itself.
+(spy), mu the accusation weight (0: cheap talk).
 
 End of the game, checked after every turn, the spy first:
 1. the spy stops the game when its top location probability exceeds 0.9 and
@@ -239,7 +232,9 @@ def play_game(seed: np.random.SeedSequence, mix: Mix, rounds: int, consensus: fl
                 break
     if outcome is None:
         outcome = vote(rng, joint(belief), n, s, accusations, mix.mu, early=False)
-    out = {"outcome": outcome, "turns": len(events), "ig": ig, "lambdas": lambdas}
+    named_right = int(np.argmax(location_belief(joint(belief), s))) == n  # were it to name
+    out = {"outcome": outcome, "turns": len(events), "ig": ig, "lambdas": lambdas,
+           "named_right": named_right}
     if record:
         out.update(events=events, trace=trace, location=n, spy=s)
     return out
@@ -293,7 +288,8 @@ def play_block(seeds: list[np.random.SeedSequence], rounds: int, consensus: floa
     """Counts over a block of games, for every mix (the same seeds for each)."""
     t_max = rounds * N_PLAYERS
     m = len(MIXES)
-    out = {"outcome": np.zeros((m, len(seeds)), dtype=np.int8), "turns": np.zeros(m),
+    out = {"outcome": np.zeros((m, len(seeds)), dtype=np.int8),
+           "named_right": np.zeros((m, len(seeds)), dtype=bool), "turns": np.zeros(m),
            "ig": np.zeros((m, t_max, 2)), "ig_n": np.zeros((m, t_max, 2)),
            "dpn": np.zeros((m, 2)),
            "lam": np.zeros(m), "lam_n": np.zeros(m),
@@ -302,6 +298,7 @@ def play_block(seeds: list[np.random.SeedSequence], rounds: int, consensus: floa
         for k, mix in enumerate(MIXES):
             res = play_game(seed, mix, rounds, consensus, record=g < sample)
             out["outcome"][k, g] = res["outcome"]
+            out["named_right"][k, g] = res["named_right"]
             out["turns"][k] += res["turns"]
             for t, is_spy, gain, dpn in res["ig"]:
                 out["ig"][k, t, int(is_spy)] += gain
@@ -330,20 +327,20 @@ def play(games: int, seed: int, workers: int, rounds: int, consensus: float,
     samples = [sum(1 for g in range(k, sample, workers)) for k in range(workers)]
     parts = pool_map(partial(_play_part, rounds=rounds, consensus=consensus),
                      list(zip(blocks, samples, strict=True)), workers, "blocks of games")
-    total = {key: sum(part[key] for part in parts) for key in parts[0] if key != "outcome"}
-    outcome = np.zeros((len(MIXES), games), dtype=np.int8)  # back in the order of the seeds
-    for k, part in enumerate(parts):
-        outcome[:, k::workers] = part["outcome"]
-    total["outcome"] = outcome
+    per_game = ("outcome", "named_right")
+    total = {key: sum(part[key] for part in parts) for key in parts[0] if key not in per_game}
+    for key in per_game:  # back in the order of the seeds
+        total[key] = np.zeros((len(MIXES), games), dtype=parts[0][key].dtype)
+        for k, part in enumerate(parts):
+            total[key][:, k::workers] = part[key]
     return total
 
 
 # ----------------------------------------------------------------------------- output
 
-def win_table(out: dict[str, np.ndarray], games: int, wins_by: tuple[int, ...]) -> None:
+def win_table(out: dict[str, np.ndarray], games: int, spy_win: np.ndarray) -> None:
     print(f"{'mix':<30} {'spy wins':>8}  {'95 % CI':<15} {'vs Flat (paired)':<17} "
           f"{'turns':>5}  {'mean lambda':>11}")
-    spy_win = np.isin(out["outcome"], wins_by)
     for k, mix in enumerate(MIXES):
         wins = spy_win[k]
         lo, hi = wilson(float(wins.sum()), games)
@@ -358,10 +355,14 @@ def win_table(out: dict[str, np.ndarray], games: int, wins_by: tuple[int, ...]) 
 def report(out: dict[str, np.ndarray], games: int, rounds: int, sample: int) -> None:
     print("win rates: the spy wins when it guesses the location right (stopping the game, "
           "or after escaping the vote)")
-    win_table(out, games, SPY_WINS)
+    win_table(out, games, np.isin(out["outcome"], SPY_WINS))
     print("\nstricter scoring of the same games: an escaped spy (innocent accused, or no "
           "majority) wins outright")
-    win_table(out, games, STRICT_SPY_WINS)
+    win_table(out, games, np.isin(out["outcome"], STRICT_SPY_WINS))
+    print("\nthe Spyfall notes' rule, same games: a spy voted out still wins if it names the "
+          "location; an escaped spy wins outright")
+    win_table(out, games, np.isin(out["outcome"], STRICT_SPY_WINS)
+              | (np.isin(out["outcome"], (2, 3)) & out["named_right"]))
     print("\noutcomes (fraction of games)")
     print(f"{'mix':<30} " + "  ".join(f"{o:>{max(len(o), 6)}}" for o in OUTCOMES))
     for k, mix in enumerate(MIXES):
