@@ -8,6 +8,8 @@
     most-parts     Kooi: maximise the number of non-empty parts
     random, random-consistent
     ismcts         SO-ISMCTS, the baseline: determinised tree search, UCB1
+    optimal        exact: the least expected number of queries (branch and bound)
+    optimal-worst  exact: the least worst case, then the least expected number
 
 A strategy is one class (`base.Strategy`): its `name`, its options declared as
 typed `Option` fields, and `choose`. Registering it is one line below; the
@@ -30,6 +32,7 @@ from sleuth.solver.strategies.classic import (
     mutual_information,
 )
 from sleuth.solver.strategies.ismcts import ISMCTS
+from sleuth.solver.strategies.optimal import Optimal, OptimalWorst
 from sleuth.solver.strategies.randomised import RandomConsistent, RandomQuery
 from sleuth.solver.strategies.sampled import ISESSampled
 
@@ -42,6 +45,8 @@ STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     RandomQuery,
     RandomConsistent,
     ISMCTS,
+    Optimal,
+    OptimalWorst,
 )}
 DEFAULT_STRATEGY = Entropy.name  # the first entry: what a command uses unless told
 TOURNAMENT = (Entropy.name, ISESSampled.name, ISMCTS.name, RandomQuery.name)  # Meng & Lucas
@@ -85,7 +90,8 @@ def option_table() -> dict[str, tuple[Option, list[str]]]:
 
 __all__ = [
     "DEFAULT_STRATEGY", "ISMCTS", "STRATEGIES", "TOURNAMENT", "Entropy", "ExpectedSize",
-    "ISESSampled", "Minimax", "MostParts", "Option", "RandomConsistent", "RandomQuery",
+    "ISESSampled", "Minimax", "MostParts", "Optimal", "OptimalWorst", "Option",
+    "RandomConsistent", "RandomQuery",
     "Scored", "ScoringStrategy", "Strategy", "applicable", "make_strategy",
     "mutual_information", "option_table", "pick_by_k", "strategy_class",
 ]

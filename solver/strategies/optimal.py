@@ -1,0 +1,333 @@
+"""Exact optimal strategies, by depth-first branch and bound.
+
+    optimal         the least total number of queries over all secrets (the least
+                    expected number, the prior being uniform); among those, the least
+                    worst case; then tie-break K
+    optimal-worst   the least worst case; among those, the least total; then K
+
+The conventions are `evaluate`'s (design §3): with `stop_when`, every secret
+pays for the query whose feedback satisfies it (the final correct query is
+counted); otherwise a secret is done once the goal variables have one
+possible value. Any legal query may be asked unless `--guesses consistent`.
+
+The search solves an information set S (the hypotheses still possible) by
+trying every useful query q (one that splits S, or ends the game for part of
+it): its value is |S| (everyone pays for q) plus the values of its parts
+that go on. Pruning uses admissible lower bounds that depend on a part's
+size only:
+
+* with `stop_when`, at most one secret ends at each query when only the
+  query equal to it can end it (Mastermind), and a query has at most b parts
+  that go on; a tree of such queries holds at most b^(d-1) secrets at depth d,
+  which bounds the total and the depth of n secrets (filled level by level);
+* without it, when every hypothesis is its own goal value, n secrets are the
+  leaves of a tree of at most k branches: at least n d - (k^d - n) // (k - 1)
+  queries in total, d = ceil(log_k n) (the least external path length);
+* otherwise, 1 per secret (with `stop_when`) or 0.
+
+Queries are tried in the order of these bounds, so the first complete tree
+is usually good and the rest is pruned against it. A transposition table
+keeps, per information set (and depth budget), the exact value and query, or
+a lower bound learnt from a failed search. Only uniform priors and
+deterministic feedback: with random answers or weights the strategy refuses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.queries import (
+    AnyBelief,
+    Candidates,
+    Query,
+    goal_reached,
+    has_stop,
+)
+from sleuth.solver.strategies.base import Strategy
+
+NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
+
+
+class OptimalSearch:
+    """The branch and bound over one game's listed hypotheses (indices into its table)."""
+
+    def __init__(self, candidates: Candidates):
+        game = candidates.game
+        self.candidates = candidates
+        model = game.model
+        if model.prior is not None:
+            raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
+                              "its secrets", hint="use entropy, or evaluate a heuristic")
+        if model.confidence is not None or not candidates.blocks:
+            raise SleuthError("the optimal strategies need queries and a game that ends when "
+                              "the secret is known", hint="use a heuristic strategy")
+        random = [b.action.name for b in candidates.blocks if not b.deterministic]
+        if random:
+            raise SleuthError(f"the optimal strategies need deterministic feedback; "
+                              f"'{random[0]}' has random answers",
+                              hint="simulate with a heuristic: sleuth bench SPEC --trials N")
+        self.game = game
+        self.stop_game = has_stop(game)
+        self.queries: list[Query] = []
+        rows, secret_of = [], []
+        hyp_ranks = game.hypotheses.ranks
+        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+        for block in candidates.blocks:
+            positions = np.arange(len(block.ranks))
+            rows.append(candidates.codes(block, positions, game, everyone).astype(np.int64))
+            for rank in block.ranks.tolist():
+                self.queries.append(Query(block.action.name, int(rank)))
+                if block.secret_like:
+                    at = int(np.searchsorted(hyp_ranks, rank))
+                    found = at < len(hyp_ranks) and hyp_ranks[at] == rank
+                    secret_of.append(at if found else -1)
+                else:
+                    secret_of.append(-1)
+        self.codes = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.int64)
+        self.secret_of = np.array(secret_of, dtype=np.int64)
+        self.secret_like = candidates.any_secret_like
+        self.ncodes = int(self.codes.max()) + 1 if self.codes.size else 1
+        q = len(self.queries)
+        self.offsets = (np.arange(q, dtype=np.int64) * self.ncodes)[:, None]
+        self.stops = np.zeros((q, self.ncodes), dtype=bool)  # (query, code) ends the game
+        if self.stop_game:
+            for i, query in enumerate(self.queries):
+                for c in np.unique(self.codes[i]).tolist():
+                    self.stops[i, c] = candidates.stops(query, int(c))
+        self.goal_class = self._goal_classes()
+        self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
+        self.memo: dict[Any, Any] = {}
+        self.nodes = 0
+
+    # -- set-up
+
+    def _goal_classes(self) -> np.ndarray:
+        """One id per hypothesis: equal ids have the same goal values."""
+        from sleuth.solver.infoset.belief import Belief
+
+        prior = Belief.prior(self.game)
+        cols = _flat([prior.values(name) for name in self.game.model.identify])
+        keys = np.stack([np.asarray(c).reshape(len(prior.index)) for c in cols], axis=1)
+        _, classes = np.unique(keys, axis=0, return_inverse=True)
+        return classes.ravel()
+
+    def _bounds(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Lower bounds on the total and the depth of a part of n secrets, n = 0..size."""
+        total = np.zeros(size + 1, dtype=np.int64)
+        depth = np.zeros(size + 1, dtype=np.int64)
+        q = len(self.queries)
+        if not q:
+            return total, depth
+        flat = (self.codes + self.offsets).ravel()
+        counts = np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+        if self.stop_game:
+            stopped = np.where(self.stops, counts, 0).max(axis=1)
+            branches = int(((counts > 0) & ~self.stops).sum(axis=1).max())
+            if stopped.max() <= 1 and branches >= 1:
+                for n in range(1, size + 1):
+                    total[n], depth[n] = _fill(n, branches)
+            else:  # every secret pays for at least one more query
+                total[1:] = np.arange(1, size + 1)
+                depth[1:] = 1
+            return total, depth
+        if len(np.unique(self.goal_class)) == size:
+            k = int((counts > 0).sum(axis=1).max())
+            if k >= 2:
+                for n in range(2, size + 1):
+                    total[n], depth[n] = _external(n, k)
+        return total, depth
+
+    # -- the search
+
+    def key(self, hyps: np.ndarray, depth: int | None) -> Any:
+        return (hyps.tobytes(), depth)
+
+    def terminal(self, hyps: np.ndarray) -> bool:
+        if self.stop_game:
+            return len(hyps) == 0
+        classes = self.goal_class[hyps]
+        return bool(np.all(classes == classes[0]))
+
+    def solve(self, hyps: np.ndarray, depth: int | None, bound: int) -> tuple | int:
+        """(total, worst, query index) of the best tree for `hyps` within `depth` queries
+        (None: no limit), if its total is at most `bound`; else a lower bound > bound."""
+        n = len(hyps)
+        if self.terminal(hyps):
+            return (0, 0, -1)
+        if depth is not None and self.lb_worst[n] > depth:
+            return NO_TREE
+        if self.lb_total[n] > bound:
+            return int(self.lb_total[n])
+        key = self.key(hyps, depth)
+        hit = self.memo.get(key)
+        if isinstance(hit, tuple) or (hit is not None and hit > bound):
+            return hit
+        self.nodes += 1
+        best = self._search(hyps, depth, bound)
+        if best is None:
+            self.memo[key] = max(bound + 1, hit or 0)
+            return self.memo[key]
+        self.memo[key] = best
+        return best
+
+    def _search(self, hyps: np.ndarray, depth: int | None, bound: int) -> tuple | None:
+        n = len(hyps)
+        codes = self.codes[:, hyps]
+        q = len(self.queries)
+        counts = np.bincount((codes + self.offsets).ravel(),
+                             minlength=q * self.ncodes).reshape(q, self.ncodes)
+        going = np.where(self.stops, 0, counts)  # the parts that go on
+        useful = going.max(axis=1) < n
+        lbq = n + self.lb_total[going].sum(axis=1)
+        lbw = 1 + self.lb_worst[going].max(axis=1)
+        inside = np.zeros(self.game.hypotheses.size, dtype=bool)
+        inside[hyps] = True
+        if self.secret_like:
+            possible = (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
+        else:
+            possible = (counts * self.stops).sum(axis=1) > 0
+        if self.candidates.guesses == "consistent":
+            useful &= possible
+        krank = np.where(possible, 0, q) + np.arange(q)
+        if depth is not None:
+            useful &= lbw <= depth
+        best: tuple | None = None
+        for i in np.lexsort((krank, lbw, lbq)).tolist():
+            if not useful[i]:
+                continue
+            if lbq[i] > bound or (best is not None and
+                                  (lbq[i], lbw[i], krank[i]) >= best[:3]):
+                break
+            tree = self._try(hyps, codes[i], going[i], depth,
+                             bound if best is None else min(bound, best[0]))
+            if tree is not None:
+                cand = (tree[0], tree[1], int(krank[i]), i)
+                if best is None or cand < best:
+                    best = cand
+        return None if best is None else (best[0], best[1], best[3])
+
+    def _try(self, hyps: np.ndarray, row: np.ndarray, going: np.ndarray, depth: int | None,
+             limit: int) -> tuple[int, int] | None:
+        """The best tree under one query, if its total is at most `limit`."""
+        parts = [hyps[row == c] for c in np.flatnonzero(going).tolist()]
+        parts.sort(key=len, reverse=True)
+        total, worst = len(hyps), 1
+        rest = int(sum(self.lb_total[len(p)] for p in parts))
+        child_depth = None if depth is None else depth - 1
+        for part in parts:
+            rest -= int(self.lb_total[len(part)])
+            got = self.solve(part, child_depth, limit - total - rest)
+            if not isinstance(got, tuple) or total + got[0] + rest > limit:
+                return None  # (a kept exact value may exceed the bound asked for)
+            total += got[0]
+            worst = max(worst, 1 + got[1])
+        return total, worst
+
+    def least_depth(self, hyps: np.ndarray) -> int:
+        """The least worst case of any tree for `hyps`."""
+        d = max(1, int(self.lb_worst[len(hyps)]))
+        while True:
+            if isinstance(self.solve(hyps, d, NO_TREE - 1), tuple):
+                return d
+            d += 1
+            if d > len(hyps) + 1:
+                raise SleuthError("no sequence of queries finishes every secret",
+                                  hint="these hypotheses may be indistinguishable")
+
+
+def _flat(cols: list[Any]) -> list[np.ndarray]:
+    """Columns of values, tuples of columns (sequences, records) opened up."""
+    out = []
+    for c in cols:
+        if isinstance(c, tuple | list):
+            out.extend(_flat(list(c)))
+        else:
+            out.append(np.asarray(c))
+    return out
+
+
+def _fill(n: int, branches: int) -> tuple[int, int]:
+    """Least total and depth of n secrets in a tree where each query ends at most one and
+    has at most `branches` parts that go on: b^(d-1) secrets fit at depth d."""
+    total, depth, slots, left = 0, 0, 1, n
+    while left > 0:
+        depth += 1
+        take = min(left, slots)
+        total += take * depth
+        left -= take
+        slots *= branches
+    return total, depth
+
+
+def _external(n: int, k: int) -> tuple[int, int]:
+    """Least external path length of n leaves in a tree of at most k branches, and its
+    depth: n d - (k^d - n) // (k - 1), d = ceil(log_k n)."""
+    d, power = 0, 1
+    while power < n:
+        d += 1
+        power *= k
+    return n * d - (power - n) // (k - 1), d
+
+
+class Optimal(Strategy):
+    """The least expected number of queries (then the least worst case), proven."""
+
+    name = "optimal"
+    worst_first = False
+
+    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
+        super().__init__(candidates, seed, **options)
+        self.search = OptimalSearch(candidates)
+        self.budgets: dict[bytes, int] = {}
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        listed = belief.settled(exhaustive=True).listing()
+        if listed is None or listed.game is not self.candidates.game:
+            raise SleuthError("the optimal strategies search listed hypotheses of the "
+                              "enumerated backend", hint="use --backend enum")
+        return listed
+
+    def value(self, belief: AnyBelief) -> tuple[int, int]:
+        """The proven (total, worst case) from this belief."""
+        hyps = np.sort(self.prepared(belief).index).astype(np.int64)
+        got = self._solve(hyps)
+        return got[0], got[1]
+
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
+        hyps = np.sort(belief.index).astype(np.int64)
+        if not self.search.stop_game and goal_reached(belief, self.candidates.game):
+            raise SleuthError("the goal is already reached: there is nothing to ask")
+        total, worst, q = self._solve(hyps)
+        if self.worst_first:  # the children's budgets, for the calls that follow
+            depth = self.budgets[hyps.tobytes()]
+            row, stops = self.search.codes[q, hyps], self.search.stops[q]
+            for c in np.unique(row).tolist():
+                if not stops[c]:
+                    self.budgets[hyps[row == c].tobytes()] = depth - 1
+        return self.search.queries[q]
+
+    def _solve(self, hyps: np.ndarray) -> tuple:
+        depth = None
+        if self.worst_first:
+            depth = self.budgets.get(hyps.tobytes())
+            if depth is None:
+                depth = self.budgets[hyps.tobytes()] = self.search.least_depth(hyps)
+        got = self.search.solve(hyps, depth, NO_TREE - 1)
+        if not isinstance(got, tuple):
+            raise SleuthError("no sequence of queries finishes every secret",
+                              hint="these hypotheses may be indistinguishable")
+        return got
+
+
+class OptimalWorst(Optimal):
+    """The least worst case (then the least expected number of queries), proven."""
+
+    name = "optimal-worst"
+    worst_first = True
+
+
+__all__ = ["Optimal", "OptimalSearch", "OptimalWorst"]
