@@ -117,6 +117,11 @@ class Strategy:
         its time grows with; None for strategies bounded otherwise (a time budget)."""
         return None
 
+    def proven(self, belief: AnyBelief) -> dict[str, Any] | None:
+        """What the strategy proves about play from `belief` (an exact search: the optimal
+        total and worst case); None for strategies that prove nothing."""
+        return None
+
 
 # ----------------------------------------------------------------------------- scoring
 

@@ -296,6 +296,12 @@ class Optimal(Strategy):
         got = self._solve(hyps)
         return got[0], got[1]
 
+    def proven(self, belief: AnyBelief) -> dict[str, Any]:
+        total, worst = self.value(belief)
+        order = "worst case, then total" if self.worst_first else "total, then worst case"
+        return {"total": total, "worst": worst, "order": order,
+                "nodes": self.search.nodes}
+
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from sleuth.compiler.api import SleuthError
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
 from sleuth.solver.infoset.observe import query_text
@@ -38,6 +39,14 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> No
     with progress_bar(total, f"evaluating {strategy.name}") as advance:
         result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance, root)
     data = {**result.to_json(), "backend": backend}
+    proof = strategy.proven(root) if secrets is None else None
+    if proof is not None:
+        if (proof["total"], proof["worst"]) != (data["total"], data["worst"]):
+            raise SleuthError(f"{strategy.name}: the search proved total {proof['total']} "
+                              f"and worst {proof['worst']}, but its tree gives "
+                              f"{data['total']} and {data['worst']}",
+                              hint="this is a bug in Sleuth; please report it")
+        data["proven"] = proof
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -52,6 +61,9 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> No
     console.print(f"total {data['total']:,}   average {data['average']:.4f} "
                   f"({data['average_fraction']})   worst {data['worst']}   "
                   f"first query {first_text}")
+    if proof is not None:
+        console.print(f"proven optimal ({proof['order']}): no strategy does better "
+                      f"(search: {proof['nodes']:,} information sets)")
     peak = max(data["histogram"].values())
     for length, count in data["histogram"].items():
         bar = "#" * max(1, round(40 * count / peak))
