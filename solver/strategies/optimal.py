@@ -46,6 +46,7 @@ from sleuth.solver.infoset.queries import (
     goal_reached,
     has_stop,
 )
+from sleuth.solver.infoset.symmetry import detect
 from sleuth.solver.strategies.base import Strategy
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
@@ -98,6 +99,9 @@ class OptimalSearch:
                 for c in np.unique(self.codes[i]).tolist():
                     self.stops[i, c] = candidates.stops(query, int(c))
         self.goal_class = self._goal_classes()
+        blocks = candidates.blocks
+        self.symmetry = (detect(game, self.codes, blocks[0].ranks)
+                         if len(blocks) == 1 and blocks[0].secret_like else None)
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
         self.memo: dict[Any, Any] = {}
         self.nodes = 0
@@ -191,6 +195,8 @@ class OptimalSearch:
             possible = (counts * self.stops).sum(axis=1) > 0
         if self.candidates.guesses == "consistent":
             useful &= possible
+        if self.symmetry is not None:  # one query per orbit of the stabiliser of `hyps`
+            useful &= self.symmetry.representatives(hyps, inside)
         krank = np.where(possible, 0, q) + np.arange(q)
         if depth is not None:
             useful &= lbw <= depth
