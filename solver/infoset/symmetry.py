@@ -43,11 +43,20 @@ class Symmetry:
     def size(self) -> int:
         return len(self.hyps)
 
-    def representatives(self, members: np.ndarray, inside: np.ndarray) -> np.ndarray:
-        """Which queries are the first of their orbit under the stabiliser of the set whose
-        membership mask is `inside` (`members` its hypotheses)."""
-        stab = inside[self.hyps[:, members]].all(axis=1)
-        if stab.sum() <= 1:
+    def stabiliser(self, members: np.ndarray) -> np.ndarray:
+        """The symmetries (indices) that map the set of hypotheses `members` onto itself."""
+        inside = np.zeros(self.hyps.shape[1], dtype=bool)
+        inside[members] = True
+        return np.flatnonzero(inside[self.hyps[:, members]].all(axis=1))
+
+    def fixing(self, stab: np.ndarray, query: int) -> np.ndarray:
+        """Those of `stab` that map `query` to itself: they map each part of its outcome
+        partition onto itself (the observations so far, and this one)."""
+        return stab[self.queries[stab, query] == query]
+
+    def representatives(self, stab: np.ndarray) -> np.ndarray:
+        """Which queries are the first of their orbit under the symmetries `stab`."""
+        if len(stab) <= 1:
             return np.ones(self.queries.shape[1], dtype=bool)
         return self.queries[stab].min(axis=0) == np.arange(self.queries.shape[1])
 

@@ -155,9 +155,12 @@ class OptimalSearch:
         classes = self.goal_class[hyps]
         return bool(np.all(classes == classes[0]))
 
-    def solve(self, hyps: np.ndarray, depth: int | None, bound: int) -> tuple | int:
+    def solve(self, hyps: np.ndarray, depth: int | None, bound: int,
+              stab: np.ndarray | None = None) -> tuple | int:
         """(total, worst, query index) of the best tree for `hyps` within `depth` queries
-        (None: no limit), if its total is at most `bound`; else a lower bound > bound."""
+        (None: no limit), if its total is at most `bound`; else a lower bound > bound.
+        `stab`: symmetries (indices into the group) known to map `hyps` onto itself --
+        those of the observations so far; None: found here."""
         n = len(hyps)
         if self.terminal(hyps):
             return (0, 0, -1)
@@ -170,14 +173,17 @@ class OptimalSearch:
         if isinstance(hit, tuple) or (hit is not None and hit > bound):
             return hit
         self.nodes += 1
-        best = self._search(hyps, depth, bound)
+        if self.symmetry is not None and stab is None:
+            stab = self.symmetry.stabiliser(hyps)
+        best = self._search(hyps, depth, bound, stab)
         if best is None:
             self.memo[key] = max(bound + 1, hit or 0)
             return self.memo[key]
         self.memo[key] = best
         return best
 
-    def _search(self, hyps: np.ndarray, depth: int | None, bound: int) -> tuple | None:
+    def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
+                stab: np.ndarray | None) -> tuple | None:
         n = len(hyps)
         codes = self.codes[:, hyps]
         q = len(self.queries)
@@ -195,8 +201,8 @@ class OptimalSearch:
             possible = (counts * self.stops).sum(axis=1) > 0
         if self.candidates.guesses == "consistent":
             useful &= possible
-        if self.symmetry is not None:  # one query per orbit of the stabiliser of `hyps`
-            useful &= self.symmetry.representatives(hyps, inside)
+        if stab is not None:  # one query per orbit of the stabiliser of `hyps`
+            useful &= self.symmetry.representatives(stab)
         krank = np.where(possible, 0, q) + np.arange(q)
         if depth is not None:
             useful &= lbw <= depth
@@ -208,7 +214,8 @@ class OptimalSearch:
                                   (lbq[i], lbw[i], krank[i]) >= best[:3]):
                 break
             tree = self._try(hyps, codes[i], going[i], depth,
-                             bound if best is None else min(bound, best[0]))
+                             bound if best is None else min(bound, best[0]),
+                             None if stab is None else self.symmetry.fixing(stab, i))
             if tree is not None:
                 cand = (tree[0], tree[1], int(krank[i]), i)
                 if best is None or cand < best:
@@ -216,7 +223,7 @@ class OptimalSearch:
         return None if best is None else (best[0], best[1], best[3])
 
     def _try(self, hyps: np.ndarray, row: np.ndarray, going: np.ndarray, depth: int | None,
-             limit: int) -> tuple[int, int] | None:
+             limit: int, stab: np.ndarray | None) -> tuple[int, int] | None:
         """The best tree under one query, if its total is at most `limit`."""
         parts = [hyps[row == c] for c in np.flatnonzero(going).tolist()]
         parts.sort(key=len, reverse=True)
@@ -225,7 +232,7 @@ class OptimalSearch:
         child_depth = None if depth is None else depth - 1
         for part in parts:
             rest -= int(self.lb_total[len(part)])
-            got = self.solve(part, child_depth, limit - total - rest)
+            got = self.solve(part, child_depth, limit - total - rest, stab)
             if not isinstance(got, tuple) or total + got[0] + rest > limit:
                 return None  # (a kept exact value may exceed the bound asked for)
             total += got[0]
