@@ -46,6 +46,7 @@ class Evaluation:
     first_query: dict[str, Any]
     seconds: float
     weights: dict[int, float] = field(default_factory=dict)  # prior, when not uniform
+    tree: dict[str, Any] | None = None  # the decision tree, when asked for (trees.py)
 
     @property
     def secrets(self) -> int:
@@ -87,7 +88,7 @@ Observer = Callable[[int, float, np.ndarray], None]
 def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | None = None,
                       seed: int = 0, progress: Callable[[int], None] | None = None,
                       root: AnyBelief | None = None,
-                      observer: Observer | None = None) -> Evaluation:
+                      observer: Observer | None = None, tree: bool = False) -> Evaluation:
     """Play every secret (or `secrets` of them, seeded) against `strategy`, as one tree.
     `root` is the starting belief (default: the enumerated prior; a CountedBelief
     evaluates on the symbolic backend). `observer(depth, entropy_bits, keys)` hears the
@@ -99,6 +100,7 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     relay = None if observer is None else (
         lambda depth, bits, targets: observer(depth, bits, keys[targets]))
     walker = _Walker(game, strategy, Stopper(game), progress, ranks, relay)
+    walker.record = tree
     first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
     lengths = {int(keys[t]): n for t, n in walker.lengths.items()}
     c = strategy.candidates
@@ -106,7 +108,13 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
         int(k): float(w) for k, w in zip(keys, root.prior_weights(ranks), strict=True)}
     return Evaluation(spec, strategy.name, c.guesses, lengths,
                       _query_json(c, first) if first else {}, time.perf_counter() - start,
-                      weights)
+                      weights, walker.nodes.get(0) if tree else None)
+
+
+def _goal_json(game: Game, belief: AnyBelief) -> dict[str, Any]:
+    """The goal variables' values of a belief whose goal is reached."""
+    top = belief.top(1)[0][0]
+    return {name: show_value(top[name]) for name in game.model.identify}
 
 
 def _query_json(c: Candidates, q: Query) -> dict[str, Any]:
@@ -128,6 +136,8 @@ class _Walker:
         self.stop_game = has_stop(game)
         self.ranks = ranks
         self.lengths: dict[int, int] = {}
+        self.record = False  # build the decision tree (self.nodes[0] is its root)
+        self.nodes: dict[int, dict[str, Any]] = {}
 
     def finish(self, targets: np.ndarray, depth: int) -> None:
         for t in targets.tolist():
@@ -142,6 +152,9 @@ class _Walker:
             self.observer(depth, belief.entropy_bits(), targets)
         if not self.stop_game and goal_reached(belief, self.game):
             self.finish(targets, depth)
+            if self.record:
+                self.nodes[depth] = {"secrets": len(targets), "solved": _goal_json(
+                    self.game, belief)}
             return None
         if depth >= MAX_DEPTH or (self.game.model.max_queries is not None
                                   and depth >= self.game.model.max_queries):
@@ -160,12 +173,18 @@ class _Walker:
         target_codes = branch.codes(self.ranks[targets])
         children = ((code, lambda code=code: branch.child(code))
                     for code in np.unique(target_codes).tolist())
+        node: dict[str, Any] = {"query": _query_json(self.strategy.candidates, query),
+                                "secrets": len(targets), "branches": []}
         for code, child in children:
             mine = targets[target_codes == code]
+            feedback = {k: show_value(v) for k, v in
+                        self.game.coder(query.action).decode(code).items()}
             if self.stop_game and self.stops(query, code):
                 if self.observer:
                     self.observer(depth + 1, child().entropy_bits(), mine)
                 self.finish(mine, depth + 1)
+                node["branches"].append({"feedback": feedback, "end": True,
+                                         "secrets": len(mine)})
                 continue
             after = child()
             if after.size == belief.size and self.strategy.deterministic:
@@ -175,6 +194,10 @@ class _Walker:
                     f"{belief.size} remaining hypotheses",
                     hint="these hypotheses may be indistinguishable by any query")
             self.walk(after, mine, depth + 1)
+            if self.record:
+                node["branches"].append({"feedback": feedback, **self.nodes.pop(depth + 1)})
+        if self.record:
+            self.nodes[depth] = node
         return query
 
 

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {  # name -> module:function under sleuth.solver.inte
     "belief": "playing:belief",
     "play": "playing:play",
     "evaluate": "evaluate:evaluate",
+    "verify-tree": "evaluate:verify_tree_command",
     "analyse": "analyse:analyse",
     "bench": "bench:bench",
 }

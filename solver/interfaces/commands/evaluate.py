@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.evaluation.trees import verify_tree, write_tree
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
 from sleuth.solver.infoset.observe import query_text
 from sleuth.solver.interfaces.options import (
@@ -29,15 +31,22 @@ from sleuth.solver.interfaces.options import (
 @click.option("--secrets", type=click.IntRange(1), default=None,
               help="Evaluate a seeded sample of this many secrets instead of all.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> None:
+@click.option("--tree", "tree_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the decision tree to this JSON file, and as text next to it "
+                   "(.txt); check it with `sleuth verify-tree`.")
+def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | None,
+             **kwargs: Any) -> None:
     """Play every secret of SPEC against a strategy (one tree over feedback partitions)."""
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
     strategy = make_from_options(game, opts)
     root = prior_belief(game, backend)
     total = min(secrets or root.size, root.size)
+    if tree_file is not None and secrets is not None:
+        raise SleuthError("--tree writes the whole tree: it cannot be combined with --secrets")
     with progress_bar(total, f"evaluating {strategy.name}") as advance:
-        result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance, root)
+        result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance, root,
+                                   tree=tree_file is not None)
     data = {**result.to_json(), "backend": backend}
     proof = strategy.proven(root) if secrets is None else None
     if proof is not None:
@@ -47,6 +56,13 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> No
                               f"{data['total']} and {data['worst']}",
                               hint="this is a bug in Sleuth; please report it")
         data["proven"] = proof
+    if tree_file is not None:
+        meta = {"spec": spec, "params": {k: v for k, v in game.model.params.items()},
+                "strategy": strategy.name, "guesses": opts["guesses"],
+                "total": data["total"], "worst": data["worst"]}
+        text = write_tree(result.tree or {}, Path(tree_file), json.loads(json.dumps(
+            meta, default=str)))
+        data["tree"] = {"json": tree_file, "text": str(text)}
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -64,7 +80,33 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, **kwargs: Any) -> No
     if proof is not None:
         console.print(f"proven optimal ({proof['order']}): no strategy does better "
                       f"(search: {proof['nodes']:,} information sets)")
+    if tree_file is not None:
+        console.print(f"tree written to {tree_file} and {data['tree']['text']}")
     peak = max(data["histogram"].values())
     for length, count in data["histogram"].items():
         bar = "#" * max(1, round(40 * count / peak))
         console.print(f"  {length:>3} queries {count:>8,}  {bar}")
+
+
+@click.command("verify-tree")
+@click.argument("tree_file", type=click.Path(dir_okay=False))
+@game_options
+def verify_tree_command(tree_file: str, spec: str, **kwargs: Any) -> None:
+    """Check a decision tree (from `evaluate --tree`) against SPEC: every secret reaches an
+    end, and the total and worst case are recomputed."""
+    game, _ = split({"spec_path": spec, **kwargs})
+    try:
+        document = json.loads(Path(tree_file).read_text())
+    except OSError as err:
+        raise SleuthError(f"cannot read {tree_file}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise SleuthError(f"{tree_file}:{err.lineno}:{err.colno}: not JSON ({err.msg})") \
+            from None
+    got = verify_tree(game, document)
+    claimed = {k: document[k] for k in ("total", "worst") if k in document}
+    line = (f"{tree_file}: every one of {got['secrets']:,} secrets is reached; total "
+            f"{got['total']:,}, average {got['total'] / got['secrets']:.4f}, worst "
+            f"{got['worst']}")
+    if claimed and claimed != {k: got[k] for k in claimed}:
+        raise SleuthError(line + f"; the file claims {claimed}")
+    click.echo(line + (" (as the file claims)" if claimed else ""))

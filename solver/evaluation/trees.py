@@ -1,0 +1,132 @@
+"""Decision trees of a strategy: written by `evaluate --tree FILE`, checked by
+`sleuth verify-tree FILE SPEC`.
+
+A tree is JSON: a node is {"query": {"query": action, "args": {...}}, "secrets":
+n, "branches": [...]}; each branch has the "feedback" ({component: value}) and
+either "end": true (the query's feedback ended the game: `stop_when`), or
+"solved": {goal variable: value} (the goal is reached without another query),
+or the next node. The text form indents one level per query, like the
+published Wordle trees:
+
+    guess g=[1, 1, 2, 2]  (1296 secrets)
+      black=0 white=0 -> guess g=[3, 3, 4, 5]  (256)
+      ...
+      black=4 white=0 -> done
+
+Verification is independent of the search that wrote the tree: it plays every
+secret of the spec down the tree, computing each query's feedback with the
+compiled game, and fails unless every secret is reached (a branch for its
+feedback, an end or a correct "solved" at the bottom); then it recomputes the
+total and the worst case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import Game, SleuthError, show_value
+from sleuth.solver.infoset.observe import (
+    checked_args,
+    checked_feedback,
+    feedback_text,
+    query_text,
+)
+from sleuth.solver.infoset.queries import Query, Stopper, has_stop
+
+
+def tree_text(node: dict[str, Any], depth: int = 0) -> list[str]:
+    """The readable indented form, one line per node."""
+    pad = "  " * depth
+    q = node["query"]
+    lines = [f"{pad}{query_text(q['query'], q['args'])}  ({node['secrets']:,} secrets)"]
+    for b in node["branches"]:
+        head = f"{pad}  {feedback_text(b['feedback'])} -> "
+        if b.get("end"):
+            lines.append(head + "done")
+        elif "solved" in b:
+            lines.append(head + "solved: " + " ".join(
+                f"{k}={json.dumps(v)}" for k, v in b["solved"].items()))
+        else:
+            sub = tree_text(b, depth + 1)
+            lines.append(head + sub[0].strip())
+            lines.extend(sub[1:])
+    return lines
+
+
+def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any]) -> Path:
+    """The tree as JSON at `path` and as text next to it (.txt); returns the text's path."""
+    path.write_text(json.dumps({**meta, "tree": tree}, indent=1) + "\n")
+    text = path.with_suffix(".txt")
+    text.write_text("\n".join(tree_text(tree)) + "\n")
+    return text
+
+
+def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
+    """Play every secret down the tree; {"secrets", "total", "worst"} or a SleuthError
+    saying which secret fails where."""
+    tree = document.get("tree", document)
+    stop_game = has_stop(game)
+    table = game.hypotheses
+    lengths = np.zeros(table.size, dtype=np.int64)
+
+    def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str) -> None:
+        if "solved" in node or node.get("end"):
+            raise SleuthError(f"{path}: a leaf where a query was expected")
+        q = node["query"]
+        action = game.model.action(q["query"])
+        if action.feedback is None:
+            raise SleuthError(f"{path}: '{q['query']}' has random answers; a tree needs "
+                              "deterministic feedback")
+        rank = game.space(q["query"]).rank(checked_args(game, action, q["args"]))
+        codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
+        coder = game.coder(q["query"])
+        by_code = {}
+        for b in node["branches"]:
+            by_code[coder.encode(_plain(game, q["query"], b["feedback"]))] = b
+        for code in np.unique(codes).tolist():
+            mine = index[codes == code]
+            b = by_code.get(code)
+            where = f"{path} -> {feedback_text(_shown(coder.decode(code)))}"
+            if b is None:
+                raise SleuthError(f"{where}: no branch for this feedback "
+                                  f"({len(mine)} secrets reach it)")
+            if b.get("end"):
+                if not stop_game or not _stops(game, q["query"], rank, code):
+                    raise SleuthError(f"{where}: 'end' on a feedback that does not end the "
+                                      "game")
+                lengths[mine] = depth + 1
+            elif "solved" in b:
+                for h in mine.tolist():
+                    value = table.value(h)
+                    if any(show_value(value[k]) != v for k, v in b["solved"].items()):
+                        raise SleuthError(f"{where}: 'solved' says {b['solved']}, but "
+                                          f"secret {value} reaches it")
+                if stop_game:
+                    raise SleuthError(f"{where}: this game ends only at a query whose "
+                                      "feedback says so")
+                lengths[mine] = depth + 1
+            else:
+                walk(b, mine, depth + 1, where)
+
+    walk(tree, np.arange(table.size, dtype=np.int64), 0, "root")
+    return {"secrets": int(table.size), "total": int(lengths.sum()),
+            "worst": int(lengths.max())}
+
+
+def _stops(game: Game, action: str, rank: int, code: int) -> bool:
+    return Stopper(game)(Query(action, rank), code)
+
+
+def _shown(feedback: dict[str, Any]) -> dict[str, Any]:
+    return {k: show_value(v) for k, v in feedback.items()}
+
+
+def _plain(game: Game, action: str, feedback: dict[str, Any]) -> dict[str, Any]:
+    return checked_feedback(game, game.model.action(action), feedback)
+
+
+__all__ = ["tree_text", "verify_tree", "write_tree"]
