@@ -10,6 +10,7 @@ same numbers, and its tree must reach them.
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from functools import cache
 
@@ -158,3 +159,90 @@ def test_random_answers_and_weights_are_refused():
     s = make_strategy("optimal", Candidates(game))
     ev = evaluate_strategy(game, s, "higher-lower")
     assert (ev.total, ev.worst) == (17, 3)  # binary search: 1 + 2 * 2 + 4 * 3
+
+
+ASYMMETRIC = """\
+game: Mastermind with a special colour
+params: {pegs: 3, colours: 3}
+domains:
+  Colour: {range: "1..colours"}
+secret:
+  code: {seq: Colour, len: pegs}
+queries:
+  guess:
+    args: {g: {seq: Colour, len: pegs}}
+    feedback:
+      black: "count(g[i] == code[i] for i in 0..pegs-1)"
+      white: "sum(min(count(g, c), count(code, c)) for c in Colour) - black"
+      ones: "count(code[i] == 1 and g[i] != 1 for i in 0..pegs-1) > 0"
+goal: {identify: [code], stop_when: "black == pegs"}
+"""
+
+
+def search_of(game, strategy="optimal"):
+    return make_strategy(strategy, Candidates(game, "any")).search
+
+
+def test_symmetry_comes_from_the_compiled_game():
+    mm = search_of(load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 3, "colours": 3}))
+    assert mm.symmetry.size == 6 * 6  # 3! colour permutations x 3! position permutations
+    odd = search_of(load_game_text(ASYMMETRIC))
+    # colour 1 is special: no swap that moves it survives; 2 <-> 3 and the positions do
+    assert odd.symmetry.generators == ["values 1 <-> 2", "positions 0 <-> 1",
+                                       "positions 1 <-> 2"]
+    assert odd.symmetry.size == 2 * 6
+
+
+@pytest.mark.parametrize("text, overrides", [(ASYMMETRIC, {}),
+                                             (None, {"pegs": 3, "colours": 3}),
+                                             (None, {"pegs": 2, "colours": 4})])
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_symmetry_never_changes_a_value(text, overrides, strategy):
+    """The same search with its symmetries removed proves the same values, and chooses
+    the same first query (K within an orbit)."""
+    game = (load_game_text(text) if text else
+            load_game(ROOT / "specs" / "mastermind.yaml", overrides))
+    with_sym = make_strategy(strategy, Candidates(game, "any"))
+    plain = make_strategy(strategy, Candidates(game, "any"))
+    plain.search.symmetry = None
+    root = Belief.prior(game)
+    assert with_sym.value(root) == plain.value(root)
+    assert with_sym.choose(root) == plain.choose(root)
+    assert with_sym.search.nodes <= plain.search.nodes
+
+
+def test_trees_are_written_and_verified(tmp_path, capsys):
+    from sleuth.solver.interfaces.cli import main as sleuth
+
+    tree = tmp_path / "mm.json"
+    sleuth(["evaluate", "mastermind", "--set", "pegs=3", "--set", "colours=3",
+            "--strategy", "optimal", "--tree", str(tree)])
+    assert "tree written" in capsys.readouterr().out
+    assert (tmp_path / "mm.txt").read_text().startswith("guess g=[1, 1, 2]  (27 secrets)")
+    sleuth(["verify-tree", str(tree), "mastermind", "--set", "pegs=3", "--set", "colours=3"])
+    assert "total 73" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:  # the same tree does not fit another game
+        sleuth(["verify-tree", str(tree), "mastermind", "--set", "pegs=3", "--set",
+                "colours=4"])
+    assert stop.value.code == 1 and "no branch for this feedback" in capsys.readouterr().err
+    doc = json.loads(tree.read_text())
+    doc["total"] = 72  # a false claim
+    tree.write_text(json.dumps(doc))
+    with pytest.raises(SystemExit):
+        sleuth(["verify-tree", str(tree), "mastermind", "--set", "pegs=3", "--set",
+                "colours=3"])
+    assert "the file claims" in capsys.readouterr().err
+
+
+def test_a_wrong_solved_leaf_is_caught():
+    from sleuth.solver.evaluation.trees import verify_tree
+
+    game = load_game(ROOT / "specs" / "counterfeit-coin.yaml", {"coins": 4})
+    ev = evaluate_strategy(game, make_strategy("optimal", Candidates(game)), "coin", tree=True)
+    assert verify_tree(game, {"tree": ev.tree})["total"] == ev.total
+    leaf = ev.tree["branches"][0]
+    while "solved" not in leaf:
+        leaf = leaf["branches"][0]
+    leaf["solved"]["kind"] = "heavy" if leaf["solved"]["kind"] == "light" else "light"
+    with pytest.raises(SleuthError, match="'solved' says"):
+        verify_tree(game, {"tree": ev.tree})

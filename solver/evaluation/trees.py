@@ -59,7 +59,7 @@ def tree_text(node: dict[str, Any], depth: int = 0) -> list[str]:
 
 def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any]) -> Path:
     """The tree as JSON at `path` and as text next to it (.txt); returns the text's path."""
-    path.write_text(json.dumps({**meta, "tree": tree}, indent=1) + "\n")
+    path.write_text(json.dumps({**meta, "tree": tree}, separators=(",", ":")) + "\n")
     text = path.with_suffix(".txt")
     text.write_text("\n".join(tree_text(tree)) + "\n")
     return text
