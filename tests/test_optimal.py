@@ -246,3 +246,16 @@ def test_a_wrong_solved_leaf_is_caught():
     leaf["solved"]["kind"] = "heavy" if leaf["solved"]["kind"] == "light" else "light"
     with pytest.raises(SleuthError, match="'solved' says"):
         verify_tree(game, {"tree": ev.tree})
+
+
+def test_info_reports_the_orbits(capsys):
+    from sleuth.solver.interfaces.cli import main as sleuth
+
+    sleuth(["info", "mastermind", "--set", "pegs=3", "--set", "colours=3", "--symmetry",
+            "--json"])
+    sym = json.loads(capsys.readouterr().out)["symmetry"]
+    assert sym["group"] == 36
+    # the root's 27 guesses fall in 3 orbits: AAA, AAB, ABC
+    assert sym["levels"][0] == {"nodes": 1, "orbits": 3, "queries": 27}
+    sleuth(["info", "counterfeit-coin", "--set", "coins=4", "--symmetry", "--json"])
+    assert json.loads(capsys.readouterr().out)["symmetry"] is None

@@ -61,6 +61,38 @@ class Symmetry:
         return self.queries[stab].min(axis=0) == np.arange(self.queries.shape[1])
 
 
+def of_game(game: Game) -> tuple[Symmetry, np.ndarray] | None:
+    """The symmetries of a game whose one query block can be a secret, with the block's
+    feedback matrix (queries x hypotheses); None when there are none to find."""
+    from sleuth.solver.infoset.queries import Candidates
+
+    candidates = Candidates(game)
+    blocks = candidates.blocks
+    if len(blocks) != 1 or not blocks[0].secret_like or not blocks[0].deterministic:
+        return None
+    block = blocks[0]
+    codes = candidates.codes(block, np.arange(len(block.ranks)), game,
+                             np.arange(game.hypotheses.size, dtype=np.int64))
+    found = detect(game, codes, block.ranks)
+    return None if found is None else (found, codes)
+
+
+def orbit_levels(symmetry: Symmetry, codes: np.ndarray) -> list[dict[str, int]]:
+    """Query orbits at the root and one query down (each root orbit's representative and
+    each of its feedbacks, under the symmetries that fix the representative)."""
+    everyone = np.arange(symmetry.size)
+    reps = np.flatnonzero(symmetry.representatives(everyone))
+    level2 = {"nodes": 0, "orbits": 0, "queries": 0}
+    for q in reps.tolist():
+        fixing = symmetry.fixing(everyone, q)
+        orbits = int(symmetry.representatives(fixing).sum())
+        parts = len(np.unique(codes[q]))
+        level2["nodes"] += parts
+        level2["orbits"] += orbits * parts
+        level2["queries"] += codes.shape[0] * parts
+    return [{"nodes": 1, "orbits": len(reps), "queries": codes.shape[0]}, level2]
+
+
 def detect(game: Game, codes: np.ndarray, query_ranks: np.ndarray) -> Symmetry | None:
     """The symmetries of a game whose secret is one sequence or scalar over a range or enum
     domain and whose queries (all of them, in `query_ranks` order) have that domain;
@@ -139,4 +171,4 @@ def _closure(hyps: list[np.ndarray], queries: list[np.ndarray]) -> tuple[np.ndar
             np.stack([q for _, q in seen.values()]).astype(np.int32))
 
 
-__all__ = ["LIMIT", "Symmetry", "detect"]
+__all__ = ["LIMIT", "Symmetry", "detect", "of_game", "orbit_levels"]

@@ -61,13 +61,18 @@ def check(specs: tuple[str, ...], overrides: tuple[str, ...], max_hypotheses: in
 @click.option("--observations", type=click.Path(dir_okay=False), default=None,
               help="Report the hypotheses left after these observations.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+@click.option("--symmetry", is_flag=True,
+              help="Also find the game's symmetries and count the query orbits at the root "
+                   "and one query down (what the optimal search scores).")
 def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
          data_anywhere: bool, backend: str | None, observations: str | None,
-         as_json: bool) -> None:
+         as_json: bool, symmetry: bool) -> None:
     """Hypotheses, entropy, queries and backend of SPEC (after OBSERVATIONS, if given)."""
     game = load(spec, overrides, max_hypotheses, memory_mb, data_anywhere)
     backend = choose_backend(game, backend)
     summary = summarise(game, spec, backend)
+    if symmetry:
+        summary["symmetry"] = symmetry_summary(game, backend)
     if observations:
         current = prior_belief(game, backend)
         events = read_observations(game, observations)
@@ -79,6 +84,20 @@ def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: 
         click.echo(json.dumps(summary, indent=2))
     else:
         print_summary(summary)
+
+
+def symmetry_summary(game: Any, backend: str) -> dict[str, Any] | None:
+    """The symmetry group found (solver/infoset/symmetry.py) and the orbit counts."""
+    from sleuth.solver.infoset.symmetry import of_game, orbit_levels
+
+    if backend != "enum":
+        raise SleuthError("--symmetry looks at the listed hypotheses", hint="--backend enum")
+    found = of_game(game)
+    if found is None:
+        return None
+    sym, codes = found
+    return {"group": sym.size, "generators": sym.generators,
+            "levels": orbit_levels(sym, codes)}
 
 
 def print_summary(s: dict[str, Any]) -> None:
@@ -112,6 +131,17 @@ def print_summary(s: dict[str, Any]) -> None:
             name = a["name"] if kind == "queries" else f"{a['name']} (observation)"
             table.add_row(name, args, legal, fb)
     console.print(table)
+    if "symmetry" in s:
+        sym = s["symmetry"]
+        if sym is None:
+            console.print("symmetry     none found")
+        else:
+            console.print(f"symmetry     a group of {sym['group']:,} "
+                          f"({', '.join(sym['generators'])})")
+            for depth, level in enumerate(sym["levels"], 1):
+                console.print(f"  level {depth}: {level['nodes']:,} information sets, "
+                              f"{level['orbits']:,} query orbits to score of "
+                              f"{level['queries']:,} queries")
 
 
 @click.command(name="compile")
