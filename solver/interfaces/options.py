@@ -63,8 +63,10 @@ def backend_option(fn):
 
 
 def _click_type(option: Option) -> Any:
+    if option.choices is not None:
+        return click.Choice(list(option.choices))
     if option.kind is int:
-        return click.IntRange(option.minimum, min_open=option.open_min) \
+        return click.IntRange(option.minimum, option.maximum, min_open=option.open_min) \
             if option.minimum is not None else int
     if option.kind is float:
         return click.FloatRange(option.minimum, min_open=option.open_min) \

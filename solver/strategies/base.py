@@ -30,8 +30,11 @@ class Option:
     """
 
     def __init__(self, kind: type, default: Any, help: str, minimum: float | None = None,
-                 open_min: bool = False, optional: bool = False):
-        self.kind = kind  # int or float
+                 open_min: bool = False, optional: bool = False,
+                 choices: tuple[str, ...] | None = None, maximum: float | None = None):
+        self.kind = kind  # int, float, or str (with choices)
+        self.choices = choices
+        self.maximum = maximum
         self.default = default
         self.help = help
         self.minimum = minimum
@@ -63,10 +66,16 @@ class Option:
         except (TypeError, ValueError):
             raise SleuthError(f"{strategy}: {self.flag} needs {self.kind.__name__} value, not "
                               f"{value!r}") from None
+        if self.choices is not None and converted not in self.choices:
+            raise SleuthError(f"{strategy}: {self.flag} is one of {', '.join(self.choices)}, "
+                              f"not {converted!r}")
         if self.minimum is not None and (converted < self.minimum or
                                          (self.open_min and converted == self.minimum)):
             bound = f"more than {self.minimum}" if self.open_min else f"at least {self.minimum}"
             raise SleuthError(f"{strategy}: {self.flag} must be {bound}, not {converted}")
+        if self.maximum is not None and converted > self.maximum:
+            raise SleuthError(f"{strategy}: {self.flag} must be at most {self.maximum}, not "
+                              f"{converted}")
         return converted
 
 

@@ -1,0 +1,136 @@
+"""Look-ahead: a query scored by the best score one more query can reach after it.
+
+    lookahead --depth 2 --score entropy|expected-size|minimax|most-parts
+
+At depth 2, query q splits the information set S into parts; each part that
+goes on (not ended by q's feedback) is split again by the best query for that
+part alone, and q's score is the base score of the two-step partition of S.
+The base scores are the partition statistics of the classic strategies, in a
+form that adds up (or takes the maximum) over parts:
+
+    entropy        sum of n log2 n over the final parts (the expected entropy
+                   left, times |S|; least is best)
+    expected-size  sum of n^2 (Irving)
+    minimax        the largest final part (Knuth; a maximum, not a sum)
+    most-parts     minus the number of final parts (Kooi)
+
+so the best second query of each part is chosen on that part alone. Depth 1 is
+the base strategy itself. Ties: rule K. Uniform beliefs and deterministic
+feedback only. Where the game has symmetries (solver/infoset/symmetry.py),
+only one query per orbit of the information set's stabiliser is scored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.infoset.symmetry import of_game
+from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
+
+SCORES = ("entropy", "expected-size", "minimax", "most-parts")
+
+
+def statistic(counts: np.ndarray, score: str) -> np.ndarray:
+    """The base score of each row of part sizes (rows: queries)."""
+    if score == "entropy":
+        safe = np.where(counts > 0, counts, 1)
+        return (counts * np.log2(safe)).sum(axis=1)
+    if score == "expected-size":
+        return (counts * counts).sum(axis=1).astype(float)
+    if score == "minimax":
+        return counts.max(axis=1).astype(float)
+    return -(counts > 0).sum(axis=1).astype(float)
+
+
+class Lookahead(Strategy):
+    name = "lookahead"
+    depth = Option(int, 2, "queries looked ahead (1: the base score itself)", minimum=1,
+                   maximum=2)
+    score = Option(str, "entropy", "the base score the look-ahead minimises",
+                   choices=SCORES)
+
+    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
+        super().__init__(candidates, seed, **options)
+        game = candidates.game
+        if game.model.prior is not None or any(not b.deterministic
+                                                for b in candidates.blocks):
+            raise SleuthError("lookahead needs a uniform prior and deterministic feedback",
+                              hint="use entropy")
+        found = of_game(game)
+        self.symmetry = None if found is None else found[0]
+        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+        self.rows = [candidates.codes(b, np.arange(len(b.ranks)), game, everyone)
+                     for b in candidates.blocks]
+        self.codes = np.concatenate(self.rows).astype(np.int64)
+        self.ncodes = int(self.codes.max()) + 1
+        self.stops = np.zeros((len(self.codes), self.ncodes), dtype=bool)
+        queries = [Query(b.action.name, int(r)) for b in candidates.blocks
+                   for r in b.ranks.tolist()]
+        for i, query in enumerate(queries):
+            for c in np.unique(self.codes[i]).tolist():
+                self.stops[i, c] = candidates.stops(query, int(c))
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        listed = belief.settled(exhaustive=True).listing()
+        if listed is None or listed.game is not self.candidates.game:
+            raise SleuthError("lookahead scores listed hypotheses", hint="use --backend enum")
+        return listed
+
+    def counts(self, hyps: np.ndarray) -> np.ndarray:
+        q = len(self.codes)
+        flat = (self.codes[:, hyps] + (np.arange(q) * self.ncodes)[:, None]).ravel()
+        return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
+        hyps = np.sort(belief.index).astype(np.int64)
+        counts = self.counts(hyps)
+        first = statistic(counts, self.score)
+        scores = first if self.depth == 1 else self.two_step(hyps, counts)
+        offset, scored = 0, []
+        for block in self.candidates.blocks:
+            allowed = self.candidates.allowed(block, belief)
+            s = scores[offset + allowed]
+            keep = np.isfinite(s)
+            scored.append(Scored(block, allowed[keep], s[keep], None))
+            offset += len(block.ranks)
+        scored = [s for s in scored if len(s.positions)]
+        best = min(float(s.scores.min()) for s in scored)
+        tol = 1e-9 * max(1.0, abs(best))
+        tied = [Scored(s.block, s.positions[t], s.scores[t], None) for s in scored
+                if len(t := np.flatnonzero(s.scores <= best + tol))]
+        return pick_by_k(self.candidates, tied, belief)
+
+    def two_step(self, hyps: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Each query's score after the best second query in each of its parts (inf for
+        queries skipped as symmetric to an earlier one, or that make no progress)."""
+        n, q = len(hyps), len(self.codes)
+        going = np.where(self.stops, 0, counts)
+        useful = going.max(axis=1) < n
+        if self.symmetry is not None and len(self.rows) == 1:
+            useful &= self.symmetry.representatives(self.symmetry.stabiliser(hyps))
+        out = np.full(q, np.inf)
+        best_of: dict[bytes, float] = {}
+        for i in np.flatnonzero(useful).tolist():
+            row = self.codes[i, hyps]
+            finals = [np.where(self.stops[i], counts[i], 0)]  # ended parts stay whole
+            values = []
+            for c in np.flatnonzero(going[i]).tolist():
+                part = hyps[row == c]
+                key = part.tobytes()
+                if key not in best_of:
+                    best_of[key] = float(statistic(self.counts(part), self.score).min())
+                values.append(best_of[key])
+            ended = float(statistic(finals[0][None, :], self.score)[0])
+            if self.score == "minimax":
+                out[i] = max([ended, *values])
+            else:
+                out[i] = ended + sum(values)
+        return out
+
+
+__all__ = ["SCORES", "Lookahead", "statistic"]
