@@ -259,3 +259,30 @@ def test_info_reports_the_orbits(capsys):
     assert sym["levels"][0] == {"nodes": 1, "orbits": 3, "queries": 27}
     sleuth(["info", "counterfeit-coin", "--set", "coins=4", "--symmetry", "--json"])
     assert json.loads(capsys.readouterr().out)["symmetry"] is None
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "minimax"])
+def test_a_saved_tree_plays_back(tmp_path, strategy):
+    from sleuth.solver.evaluation.trees import write_tree
+
+    game = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 3, "colours": 3})
+    ev = evaluate_strategy(game, make_strategy(strategy, Candidates(game)), "mm", tree=True)
+    path = tmp_path / "t.json"
+    write_tree(ev.tree, path, {"total": ev.total})
+    back = evaluate_strategy(game, make_strategy("tree", Candidates(game),
+                                                 from_tree=str(path)), "mm")
+    assert (back.total, back.worst, back.lengths) == (ev.total, ev.worst, ev.lengths)
+
+
+def test_playback_refuses_a_tree_that_does_not_fit(tmp_path):
+    from sleuth.solver.evaluation.trees import write_tree
+
+    small = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 2, "colours": 3})
+    ev = evaluate_strategy(small, make_strategy("optimal", Candidates(small)), "mm", tree=True)
+    path = tmp_path / "t.json"
+    write_tree(ev.tree, path, {})
+    other = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 2, "colours": 4})
+    with pytest.raises(SleuthError):
+        make_strategy("tree", Candidates(other), from_tree=str(path))
+    with pytest.raises(SleuthError, match="needs --from-tree"):
+        make_strategy("tree", Candidates(small))

@@ -231,7 +231,7 @@ def test_response_queries_are_scored_by_mutual_information():
 def test_every_strategy_is_registered():
     assert set(STRATEGIES) == {"entropy", "ises-sampled", "minimax", "expected-size",
                                "most-parts", "random", "random-consistent", "ismcts",
-                               "optimal", "optimal-worst", "lookahead"}
+                               "optimal", "optimal-worst", "lookahead", "tree"}
 
 
 # ----------------------------------------------------------------------------- sleuth solve

@@ -129,4 +129,29 @@ def _plain(game: Game, action: str, feedback: dict[str, Any]) -> dict[str, Any]:
     return checked_feedback(game, game.model.action(action), feedback)
 
 
-__all__ = ["tree_text", "verify_tree", "write_tree"]
+
+
+def tree_index(game: Game, document: dict[str, Any]) -> dict[bytes, dict[str, Any]]:
+    """{the hypotheses reaching a node (sorted indices, as bytes): its query} for every
+    query node of a tree, found by playing every secret down it (verify_tree's walk)."""
+    tree = document.get("tree", document)
+    out: dict[bytes, dict[str, Any]] = {}
+
+    def walk(node: dict[str, Any], index: np.ndarray) -> None:
+        q = node["query"]
+        out[np.sort(index).astype(np.int64).tobytes()] = q
+        action = game.model.action(q["query"])
+        rank = game.space(q["query"]).rank(checked_args(game, action, q["args"]))
+        codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
+        coder = game.coder(q["query"])
+        for b in node["branches"]:
+            if "query" in b:
+                code = coder.encode(_plain(game, q["query"], b["feedback"]))
+                walk(b, index[codes == code])
+
+    verify_tree(game, document)  # a tree that does not fit the spec is refused first
+    walk(tree, np.arange(game.hypotheses.size, dtype=np.int64))
+    return out
+
+
+__all__ = ["tree_index", "tree_text", "verify_tree", "write_tree"]

@@ -11,6 +11,7 @@
     optimal        exact: the least expected number of queries (branch and bound)
     optimal-worst  exact: the least worst case, then the least expected number
     lookahead      a base score (--score) after the best second query (--depth 2)
+    tree           a saved decision tree played back (--from-tree FILE)
 
 A strategy is one class (`base.Strategy`): its `name`, its options declared as
 typed `Option` fields, and `choose`. Registering it is one line below; the
@@ -35,6 +36,7 @@ from sleuth.solver.strategies.classic import (
 from sleuth.solver.strategies.ismcts import ISMCTS
 from sleuth.solver.strategies.lookahead import Lookahead
 from sleuth.solver.strategies.optimal import Optimal, OptimalWorst
+from sleuth.solver.strategies.playback import TreePlayback
 from sleuth.solver.strategies.randomised import RandomConsistent, RandomQuery
 from sleuth.solver.strategies.sampled import ISESSampled
 
@@ -50,6 +52,7 @@ STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     Optimal,
     OptimalWorst,
     Lookahead,
+    TreePlayback,
 )}
 DEFAULT_STRATEGY = Entropy.name  # the first entry: what a command uses unless told
 TOURNAMENT = (Entropy.name, ISESSampled.name, ISMCTS.name, RandomQuery.name)  # Meng & Lucas
@@ -94,7 +97,7 @@ def option_table() -> dict[str, tuple[Option, list[str]]]:
 __all__ = [
     "DEFAULT_STRATEGY", "ISMCTS", "STRATEGIES", "TOURNAMENT", "Entropy", "ExpectedSize",
     "ISESSampled", "Lookahead", "Minimax", "MostParts", "Optimal", "OptimalWorst", "Option",
-    "RandomConsistent", "RandomQuery",
+    "RandomConsistent", "RandomQuery", "TreePlayback",
     "Scored", "ScoringStrategy", "Strategy", "applicable", "make_strategy",
     "mutual_information", "option_table", "pick_by_k", "strategy_class",
 ]
