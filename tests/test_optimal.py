@@ -286,3 +286,14 @@ def test_playback_refuses_a_tree_that_does_not_fit(tmp_path):
         make_strategy("tree", Candidates(other), from_tree=str(path))
     with pytest.raises(SleuthError, match="needs --from-tree"):
         make_strategy("tree", Candidates(small))
+
+
+@pytest.mark.parametrize("document", [{}, [1, 2], {"tree": {"query": "guess"}},
+                                      {"tree": {"query": {"query": "guess", "args": {}},
+                                                "branches": [3]}}])
+def test_a_file_that_is_not_a_tree_is_refused(document):
+    from sleuth.solver.evaluation.trees import verify_tree
+
+    game = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 2, "colours": 2})
+    with pytest.raises(SleuthError, match="not a decision tree"):
+        verify_tree(game, document)

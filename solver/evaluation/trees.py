@@ -68,14 +68,13 @@ def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any]) -> Path:
 def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
     """Play every secret down the tree; {"secrets", "total", "worst"} or a SleuthError
     saying which secret fails where."""
-    tree = document.get("tree", document)
+    tree = document.get("tree", document) if isinstance(document, dict) else document
     stop_game = has_stop(game)
     table = game.hypotheses
     lengths = np.zeros(table.size, dtype=np.int64)
 
     def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str) -> None:
-        if "solved" in node or node.get("end"):
-            raise SleuthError(f"{path}: a leaf where a query was expected")
+        _check_node(node, path)
         q = node["query"]
         action = game.model.action(q["query"])
         if action.feedback is None:
@@ -117,6 +116,22 @@ def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
             "worst": int(lengths.max())}
 
 
+def _check_node(node: Any, path: str) -> None:
+    """A query node's shape, or a SleuthError saying where the file is not a tree."""
+    hint = "a tree written by `sleuth evaluate SPEC --tree FILE`"
+    if not isinstance(node, dict):
+        raise SleuthError(f"{path}: not a decision tree (a node must be a mapping)", hint=hint)
+    if "solved" in node or node.get("end"):
+        raise SleuthError(f"{path}: a leaf where a query was expected", hint=hint)
+    q, branches = node.get("query"), node.get("branches")
+    if not isinstance(q, dict) or not isinstance(q.get("query"), str) or \
+            not isinstance(q.get("args"), dict) or not isinstance(branches, list) or \
+            not all(isinstance(b, dict) and isinstance(b.get("feedback"), dict)
+                    for b in branches):
+        raise SleuthError(f"{path}: not a decision tree (a node has a 'query' with 'query' "
+                          "and 'args', and 'branches', each with a 'feedback')", hint=hint)
+
+
 def _stops(game: Game, action: str, rank: int, code: int) -> bool:
     return Stopper(game)(Query(action, rank), code)
 
@@ -134,7 +149,7 @@ def _plain(game: Game, action: str, feedback: dict[str, Any]) -> dict[str, Any]:
 def tree_index(game: Game, document: dict[str, Any]) -> dict[bytes, dict[str, Any]]:
     """{the hypotheses reaching a node (sorted indices, as bytes): its query} for every
     query node of a tree, found by playing every secret down it (verify_tree's walk)."""
-    tree = document.get("tree", document)
+    tree = document.get("tree", document) if isinstance(document, dict) else document
     out: dict[bytes, dict[str, Any]] = {}
 
     def walk(node: dict[str, Any], index: np.ndarray) -> None:
