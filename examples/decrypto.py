@@ -35,7 +35,12 @@ from itertools import permutations
 from pathlib import Path
 
 import numpy as np
-from decryptogame.generators import RandomCodes, RandomKeywordCards
+
+try:
+    from decryptogame.generators import RandomCodes, RandomKeywordCards
+except ImportError:  # an optional extra (AGPL): say how to get it, not a traceback
+    raise SystemExit("error: this example deals cards with the decryptogame package\n"
+                     "  hint: pip install -e '.[examples]'") from None
 from outputs import chunks, figure, interruptible, output_args, plot_dir, pool_map, shown, wilson
 
 from sleuth.compiler import load_game

@@ -101,3 +101,15 @@ def test_a_sparse_table_needs_its_default():
     with pytest.raises(SpecError, match="misses entries") as err:
         load_game_text(text, str(SPECS / "decrypto-keyword.yaml"))
     assert "default" in (err.value.hint or "")
+
+
+def test_the_example_without_its_optional_package_says_how_to_get_it():
+    import subprocess
+
+    code = ("import sys; sys.modules['decryptogame'] = None; "
+            "sys.modules['decryptogame.generators'] = None; sys.argv = ['decrypto.py']; "
+            f"sys.path.insert(0, {str(ROOT / 'examples')!r}); "
+            f"exec(open({str(ROOT / 'examples' / 'decrypto.py')!r}).read())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "pip install -e '.[examples]'" in out.stderr and "Traceback" not in out.stderr
