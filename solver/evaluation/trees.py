@@ -5,13 +5,13 @@ A tree is JSON: a node is {"query": {"query": action, "args": {...}}, "secrets":
 n, "branches": [...]}; each branch has the "feedback" ({component: value}) and
 either "end": true (the query's feedback ended the game: `stop_when`), or
 "solved": {goal variable: value} (the goal is reached without another query),
-or the next node. The text form indents one level per query, like the
-published Wordle trees:
+or the next node. The text form indents one level per query, each branch on
+its own line as `feedback -> next query` (or `done`, or `solved: ...`), e.g.
 
-    guess g=[1, 1, 2, 2]  (1296 secrets)
-      black=0 white=0 -> guess g=[3, 3, 4, 5]  (256)
+    ask x=[1, 2]  (9 secrets)
+      hits=0 -> ask x=[3, 3]  (1 secrets)
+        hits=2 -> done
       ...
-      black=4 white=0 -> done
 
 Verification is independent of the search that wrote the tree: it plays every
 secret of the spec down the tree, computing each query's feedback with the

@@ -10,7 +10,7 @@ hypothesis table onto itself and the feedback matrix onto itself,
 
     codes[query_map[q], hyp_map[h]] == codes[q, h]   for every q and h,
 
-so a spec whose feedback treats one colour or one position differently gets no
+so a spec whose feedback treats one value or one position differently gets no
 symmetry from it. The kept generators generate a group (closed here by breadth-
 first composition, up to `LIMIT` elements; beyond that the elements found so far
 are used: every one of them is a symmetry, which is all the pruning needs).

@@ -17,7 +17,7 @@ that go on. Pruning uses admissible lower bounds that depend on a part's
 size only:
 
 * with `stop_when`, at most one secret ends at each query when only the
-  query equal to it can end it (Mastermind), and a query has at most b parts
+  query equal to it can end it, and a query has at most b parts
   that go on; a tree of such queries holds at most b^(d-1) secrets at depth d,
   which bounds the total and the depth of n secrets (filled level by level);
 * without it, when every hypothesis is its own goal value, n secrets are the
