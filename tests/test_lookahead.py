@@ -56,9 +56,10 @@ def test_depth_two_scores_by_brute_force(score):
     rng = np.random.default_rng(1)
     for size in (27, 9, 4):
         hyps = np.sort(rng.choice(game.hypotheses.size, size, replace=False))
-        got = s.two_step(hyps, s.counts(hyps))
+        got = s.two_step(hyps, s.table.counts(hyps))
         for q in np.flatnonzero(np.isfinite(got)).tolist():
-            assert got[q] == pytest.approx(brute_two_step(s.codes, s.stops, hyps, q, score))
+            assert got[q] == pytest.approx(brute_two_step(s.table.codes, s.table.stops, hyps, q,
+                                                           score))
 
 
 def test_options_and_refusals():

@@ -62,19 +62,16 @@ class Symmetry:
 
 
 def of_game(game: Game) -> tuple[Symmetry, np.ndarray] | None:
-    """The symmetries of a game whose one query block can be a secret, with the block's
-    feedback matrix (queries x hypotheses); None when there are none to find."""
-    from sleuth.solver.infoset.queries import Candidates
+    """The symmetries of a game whose one query block can be a secret, with the feedback
+    matrix (queries x hypotheses); None when there are none to find."""
+    from sleuth.solver.infoset.queries import Candidates, OutcomeTable
 
     candidates = Candidates(game)
     blocks = candidates.blocks
     if len(blocks) != 1 or not blocks[0].secret_like or not blocks[0].deterministic:
         return None
-    block = blocks[0]
-    codes = candidates.codes(block, np.arange(len(block.ranks)), game,
-                             np.arange(game.hypotheses.size, dtype=np.int64))
-    found = detect(game, codes, block.ranks)
-    return None if found is None else (found, codes)
+    table = OutcomeTable(candidates)
+    return None if table.symmetry is None else (table.symmetry, table.codes)
 
 
 def orbit_levels(symmetry: Symmetry, codes: np.ndarray) -> list[dict[str, int]]:

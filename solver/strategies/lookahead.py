@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
-from sleuth.solver.infoset.symmetry import of_game
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, OutcomeTable, Query
 from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
 
 SCORES = ("entropy", "expected-size", "minimax", "most-parts")
@@ -60,19 +59,8 @@ class Lookahead(Strategy):
                                                 for b in candidates.blocks):
             raise SleuthError("lookahead needs a uniform prior and deterministic feedback",
                               hint="use entropy")
-        found = of_game(game)
-        self.symmetry = None if found is None else found[0]
-        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
-        self.rows = [candidates.codes(b, np.arange(len(b.ranks)), game, everyone)
-                     for b in candidates.blocks]
-        self.codes = np.concatenate(self.rows).astype(np.int64)
-        self.ncodes = int(self.codes.max()) + 1
-        self.stops = np.zeros((len(self.codes), self.ncodes), dtype=bool)
-        queries = [Query(b.action.name, int(r)) for b in candidates.blocks
-                   for r in b.ranks.tolist()]
-        for i, query in enumerate(queries):
-            for c in np.unique(self.codes[i]).tolist():
-                self.stops[i, c] = candidates.stops(query, int(c))
+        self.table = OutcomeTable(candidates)
+        self.symmetry = self.table.symmetry
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
         listed = belief.settled(exhaustive=True).listing()
@@ -80,15 +68,10 @@ class Lookahead(Strategy):
             raise SleuthError("lookahead scores listed hypotheses", hint="use --backend enum")
         return listed
 
-    def counts(self, hyps: np.ndarray) -> np.ndarray:
-        q = len(self.codes)
-        flat = (self.codes[:, hyps] + (np.arange(q) * self.ncodes)[:, None]).ravel()
-        return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
-
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
-        counts = self.counts(hyps)
+        counts = self.table.counts(hyps)
         first = statistic(counts, self.score)
         scores = first if self.depth == 1 else self.two_step(hyps, counts)
         offset, scored = 0, []
@@ -108,28 +91,26 @@ class Lookahead(Strategy):
     def two_step(self, hyps: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Each query's score after the best second query in each of its parts (inf for
         queries skipped as symmetric to an earlier one, or that make no progress)."""
-        n, q = len(hyps), len(self.codes)
-        going = np.where(self.stops, 0, counts)
+        t = self.table
+        n, q = len(hyps), len(t.queries)
+        going = np.where(t.stops, 0, counts)
         useful = going.max(axis=1) < n
-        if self.symmetry is not None and len(self.rows) == 1:
+        if self.symmetry is not None:
             useful &= self.symmetry.representatives(self.symmetry.stabiliser(hyps))
         out = np.full(q, np.inf)
         best_of: dict[bytes, float] = {}
         for i in np.flatnonzero(useful).tolist():
-            row = self.codes[i, hyps]
-            finals = [np.where(self.stops[i], counts[i], 0)]  # ended parts stay whole
+            row = t.codes[i, hyps]
             values = []
             for c in np.flatnonzero(going[i]).tolist():
                 part = hyps[row == c]
                 key = part.tobytes()
                 if key not in best_of:
-                    best_of[key] = float(statistic(self.counts(part), self.score).min())
+                    best_of[key] = float(statistic(t.counts(part), self.score).min())
                 values.append(best_of[key])
-            ended = float(statistic(finals[0][None, :], self.score)[0])
-            if self.score == "minimax":
-                out[i] = max([ended, *values])
-            else:
-                out[i] = ended + sum(values)
+            ended = np.where(t.stops[i], counts[i], 0)[None, :]  # parts that end stay whole
+            first = float(statistic(ended, self.score)[0])
+            out[i] = max([first, *values]) if self.score == "minimax" else first + sum(values)
         return out
 
 

@@ -42,11 +42,11 @@ from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.queries import (
     AnyBelief,
     Candidates,
+    OutcomeTable,
     Query,
     goal_reached,
     has_stop,
 )
-from sleuth.solver.infoset.symmetry import detect
 from sleuth.solver.strategies.base import Strategy
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
@@ -72,36 +72,19 @@ class OptimalSearch:
                               hint="simulate with a heuristic: sleuth bench SPEC --trials N")
         self.game = game
         self.stop_game = has_stop(game)
-        self.queries: list[Query] = []
-        rows, secret_of = [], []
+        table = OutcomeTable(candidates)
+        self.table = table
+        self.queries, self.codes, self.stops = table.queries, table.codes, table.stops
+        self.symmetry = table.symmetry
         hyp_ranks = game.hypotheses.ranks
-        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+        secret_of = []
         for block in candidates.blocks:
-            positions = np.arange(len(block.ranks))
-            rows.append(candidates.codes(block, positions, game, everyone).astype(np.int64))
-            for rank in block.ranks.tolist():
-                self.queries.append(Query(block.action.name, int(rank)))
-                if block.secret_like:
-                    at = int(np.searchsorted(hyp_ranks, rank))
-                    found = at < len(hyp_ranks) and hyp_ranks[at] == rank
-                    secret_of.append(at if found else -1)
-                else:
-                    secret_of.append(-1)
-        self.codes = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.int64)
-        self.secret_of = np.array(secret_of, dtype=np.int64)
+            at = np.minimum(np.searchsorted(hyp_ranks, block.ranks), len(hyp_ranks) - 1)
+            found = block.secret_like & (hyp_ranks[at] == block.ranks)
+            secret_of.append(np.where(found, at, -1))
+        self.secret_of = np.concatenate(secret_of).astype(np.int64)
         self.secret_like = candidates.any_secret_like
-        self.ncodes = int(self.codes.max()) + 1 if self.codes.size else 1
-        q = len(self.queries)
-        self.offsets = (np.arange(q, dtype=np.int64) * self.ncodes)[:, None]
-        self.stops = np.zeros((q, self.ncodes), dtype=bool)  # (query, code) ends the game
-        if self.stop_game:
-            for i, query in enumerate(self.queries):
-                for c in np.unique(self.codes[i]).tolist():
-                    self.stops[i, c] = candidates.stops(query, int(c))
         self.goal_class = self._goal_classes()
-        blocks = candidates.blocks
-        self.symmetry = (detect(game, self.codes, blocks[0].ranks)
-                         if len(blocks) == 1 and blocks[0].secret_like else None)
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
         self.memo: dict[Any, Any] = {}
         self.nodes = 0
@@ -122,11 +105,9 @@ class OptimalSearch:
         """Lower bounds on the total and the depth of a part of n secrets, n = 0..size."""
         total = np.zeros(size + 1, dtype=np.int64)
         depth = np.zeros(size + 1, dtype=np.int64)
-        q = len(self.queries)
-        if not q:
+        if not self.queries:
             return total, depth
-        flat = (self.codes + self.offsets).ravel()
-        counts = np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+        counts = self.table.counts(np.arange(size, dtype=np.int64))
         if self.stop_game:
             stopped = np.where(self.stops, counts, 0).max(axis=1)
             branches = int(((counts > 0) & ~self.stops).sum(axis=1).max())
@@ -187,8 +168,7 @@ class OptimalSearch:
         n = len(hyps)
         codes = self.codes[:, hyps]
         q = len(self.queries)
-        counts = np.bincount((codes + self.offsets).ravel(),
-                             minlength=q * self.ncodes).reshape(q, self.ncodes)
+        counts = self.table.counts(hyps)
         going = np.where(self.stops, 0, counts)  # the parts that go on
         useful = going.max(axis=1) < n
         lbq = n + self.lb_total[going].sum(axis=1)
