@@ -132,6 +132,18 @@ class Strategy:
         return None
 
 
+class ListedStrategy(Strategy):
+    """A strategy that works on the game's listed hypotheses (indices into its table):
+    the exact searches, and the playback of a saved tree."""
+
+    def prepared(self, belief: AnyBelief) -> AnyBelief:
+        listed = belief.settled(exhaustive=True).listing()
+        if listed is None or listed.game is not self.candidates.game:
+            raise SleuthError(f"{self.name} works on the listed hypotheses of the enumerated "
+                              "backend", hint="use --backend enum")
+        return listed
+
+
 # ----------------------------------------------------------------------------- scoring
 
 @dataclass

@@ -28,7 +28,7 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, OutcomeTable, Query
-from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
+from sleuth.solver.strategies.base import ListedStrategy, Option, Scored, pick_by_k
 
 SCORES = ("entropy", "expected-size", "minimax", "most-parts")
 
@@ -45,7 +45,7 @@ def statistic(counts: np.ndarray, score: str) -> np.ndarray:
     return -(counts > 0).sum(axis=1).astype(float)
 
 
-class Lookahead(Strategy):
+class Lookahead(ListedStrategy):
     name = "lookahead"
     depth = Option(int, 2, "queries looked ahead (1: the base score itself)", minimum=1,
                    maximum=2)
@@ -61,12 +61,6 @@ class Lookahead(Strategy):
                               hint="use entropy")
         self.table = OutcomeTable(candidates)
         self.symmetry = self.table.symmetry
-
-    def prepared(self, belief: AnyBelief) -> AnyBelief:
-        listed = belief.settled(exhaustive=True).listing()
-        if listed is None or listed.game is not self.candidates.game:
-            raise SleuthError("lookahead scores listed hypotheses", hint="use --backend enum")
-        return listed
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)

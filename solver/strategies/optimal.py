@@ -47,7 +47,7 @@ from sleuth.solver.infoset.queries import (
     goal_reached,
     has_stop,
 )
-from sleuth.solver.strategies.base import Strategy
+from sleuth.solver.strategies.base import ListedStrategy
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
 
@@ -265,7 +265,7 @@ def _external(n: int, k: int) -> tuple[int, int]:
     return n * d - (power - n) // (k - 1), d
 
 
-class Optimal(Strategy):
+class Optimal(ListedStrategy):
     """The least expected number of queries (then the least worst case), proven."""
 
     name = "optimal"
@@ -275,13 +275,6 @@ class Optimal(Strategy):
         super().__init__(candidates, seed, **options)
         self.search = OptimalSearch(candidates)
         self.budgets: dict[bytes, int] = {}
-
-    def prepared(self, belief: AnyBelief) -> AnyBelief:
-        listed = belief.settled(exhaustive=True).listing()
-        if listed is None or listed.game is not self.candidates.game:
-            raise SleuthError("the optimal strategies search listed hypotheses of the "
-                              "enumerated backend", hint="use --backend enum")
-        return listed
 
     def value(self, belief: AnyBelief) -> tuple[int, int]:
         """The proven (total, worst case) from this belief."""

@@ -20,10 +20,10 @@ from sleuth.compiler.api import SleuthError
 from sleuth.solver.evaluation.trees import tree_index
 from sleuth.solver.infoset.observe import checked_args
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
-from sleuth.solver.strategies.base import Option, Strategy
+from sleuth.solver.strategies.base import ListedStrategy, Option
 
 
-class TreePlayback(Strategy):
+class TreePlayback(ListedStrategy):
     name = "tree"
     from_tree = Option(str, None, "the tree file (JSON, from evaluate --tree) to play back",
                        optional=True)
@@ -43,12 +43,6 @@ class TreePlayback(Strategy):
             raise SleuthError(f"{path}:{err.lineno}:{err.colno}: not JSON ({err.msg})") \
                 from None
         self.index = tree_index(candidates.game, document)
-
-    def prepared(self, belief: AnyBelief) -> AnyBelief:
-        listed = belief.settled(exhaustive=True).listing()
-        if listed is None:
-            raise SleuthError("a tree is played on listed hypotheses", hint="--backend enum")
-        return listed
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
