@@ -68,14 +68,29 @@ def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any]) -> Path:
 def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
     """Play every secret down the tree; {"secrets", "total", "worst"} or a SleuthError
     saying which secret fails where."""
+    lengths, _ = _play(game, document)
+    return {"secrets": len(lengths), "total": int(lengths.sum()), "worst": int(lengths.max())}
+
+
+def tree_index(game: Game, document: dict[str, Any]) -> dict[bytes, dict[str, Any]]:
+    """{the hypotheses reaching a node (sorted indices, as bytes): its query} for every
+    query node of a tree that verify_tree accepts."""
+    return _play(game, document)[1]
+
+
+def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, Any]]]:
+    """Every secret played down the tree, once: each secret's number of queries, and each
+    query node's query keyed by the hypotheses that reach it."""
     tree = document.get("tree", document) if isinstance(document, dict) else document
-    stop_game = has_stop(game)
+    stop_game, stops = has_stop(game), Stopper(game)
     table = game.hypotheses
     lengths = np.zeros(table.size, dtype=np.int64)
+    nodes: dict[bytes, dict[str, Any]] = {}
 
     def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str) -> None:
         _check_node(node, path)
         q = node["query"]
+        nodes[np.sort(index).astype(np.int64).tobytes()] = q
         action = game.model.action(q["query"])
         if action.feedback is None:
             raise SleuthError(f"{path}: '{q['query']}' has random answers; a tree needs "
@@ -83,9 +98,8 @@ def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
         rank = game.space(q["query"]).rank(checked_args(game, action, q["args"]))
         codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
         coder = game.coder(q["query"])
-        by_code = {}
-        for b in node["branches"]:
-            by_code[coder.encode(_plain(game, q["query"], b["feedback"]))] = b
+        by_code = {coder.encode(checked_feedback(game, action, b["feedback"])): b
+                   for b in node["branches"]}
         for code in np.unique(codes).tolist():
             mine = index[codes == code]
             b = by_code.get(code)
@@ -94,7 +108,7 @@ def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
                 raise SleuthError(f"{where}: no branch for this feedback "
                                   f"({len(mine)} secrets reach it)")
             if b.get("end"):
-                if not stop_game or not _stops(game, q["query"], rank, code):
+                if not stop_game or not stops(Query(q["query"], rank), code):
                     raise SleuthError(f"{where}: 'end' on a feedback that does not end the "
                                       "game")
                 lengths[mine] = depth + 1
@@ -112,8 +126,7 @@ def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
                 walk(b, mine, depth + 1, where)
 
     walk(tree, np.arange(table.size, dtype=np.int64), 0, "root")
-    return {"secrets": int(table.size), "total": int(lengths.sum()),
-            "worst": int(lengths.max())}
+    return lengths, nodes
 
 
 def _check_node(node: Any, path: str) -> None:
@@ -132,41 +145,8 @@ def _check_node(node: Any, path: str) -> None:
                           "and 'args', and 'branches', each with a 'feedback')", hint=hint)
 
 
-def _stops(game: Game, action: str, rank: int, code: int) -> bool:
-    return Stopper(game)(Query(action, rank), code)
-
-
 def _shown(feedback: dict[str, Any]) -> dict[str, Any]:
     return {k: show_value(v) for k, v in feedback.items()}
-
-
-def _plain(game: Game, action: str, feedback: dict[str, Any]) -> dict[str, Any]:
-    return checked_feedback(game, game.model.action(action), feedback)
-
-
-
-
-def tree_index(game: Game, document: dict[str, Any]) -> dict[bytes, dict[str, Any]]:
-    """{the hypotheses reaching a node (sorted indices, as bytes): its query} for every
-    query node of a tree, found by playing every secret down it (verify_tree's walk)."""
-    tree = document.get("tree", document) if isinstance(document, dict) else document
-    out: dict[bytes, dict[str, Any]] = {}
-
-    def walk(node: dict[str, Any], index: np.ndarray) -> None:
-        q = node["query"]
-        out[np.sort(index).astype(np.int64).tobytes()] = q
-        action = game.model.action(q["query"])
-        rank = game.space(q["query"]).rank(checked_args(game, action, q["args"]))
-        codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
-        coder = game.coder(q["query"])
-        for b in node["branches"]:
-            if "query" in b:
-                code = coder.encode(_plain(game, q["query"], b["feedback"]))
-                walk(b, index[codes == code])
-
-    verify_tree(game, document)  # a tree that does not fit the spec is refused first
-    walk(tree, np.arange(game.hypotheses.size, dtype=np.int64))
-    return out
 
 
 __all__ = ["tree_index", "tree_text", "verify_tree", "write_tree"]
