@@ -70,6 +70,7 @@ from outputs import (
     shown,
     wilson,
 )
+from spyfall_report import draw_belief_bands
 
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.belief import Belief
@@ -419,19 +420,8 @@ def plot_sample(seed: int, rounds: int, consensus: float, path_beliefs: Path) ->
 
 
 def draw_sample(fig, axes, g: int, res: dict, trace: np.ndarray) -> None:
-    turns = np.arange(len(trace))
-    for ax, marg, labels, truth, title in (
-            (axes[0], trace.sum(axis=2), [f"location {i}" for i in range(N_LOC)],
-             res["location"], "public location belief"),
-            (axes[1], trace.sum(axis=1), [f"player {i}" for i in range(N_PLAYERS)],
-             res["spy"], "public spy belief")):
-        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85)  # tab10, the default cycle
-        ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
-        ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
-        ax.set_title(f"{title} (truth: band {truth}, outlined)")
-        ax.set_xlabel("turn (0 = prior; speaker = (turn - 1) mod players)")
-        ax.set_ylim(0, 1)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    draw_belief_bands(axes, trace.sum(axis=2), trace.sum(axis=1), res["location"], res["spy"],
+                      ("public location belief", "public spy belief"))
     fig.suptitle(f"Spyfall sample game {g} (Flat): location {res['location']}, spy "
                  f"{res['spy']}, {res['turns']} turns, {OUTCOMES[res['outcome']]}")
 

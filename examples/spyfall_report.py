@@ -87,19 +87,8 @@ def plot_sample(g: int, res: dict, setup, outcomes: list[str], path: Path) -> st
     loc = np.array([p for p, _ in res["trace"]])
     spy = np.array([s for _, s in res["trace"]])
     with figure(path, (11, 4), ncols=2, sharex=True) as (fig, axes):
-        turns = np.arange(len(loc))
-        for ax, marg, labels, truth, title in (
-                (axes[0], loc, [f"location {i}" for i in range(setup.n)], res["location"],
-                 "public location belief P"),
-                (axes[1], spy, [f"player {i}" for i in range(setup.s)], res["spy"],
-                 "public spy belief S")):
-            ax.stackplot(turns, marg.T, labels=labels, alpha=0.85)
-            ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
-            ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
-            ax.set_title(f"{title} (truth: band {truth}, outlined)")
-            ax.set_xlabel("turn (0 = prior; speaker = (turn - 1) mod players)")
-            ax.set_ylim(0, 1)
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        draw_belief_bands(axes, loc, spy, res["location"], res["spy"],
+                          ("public location belief P", "public spy belief S"))
         fig.suptitle(f"Spyfall sample game {g} (Flat): location {res['location']}, spy "
                      f"{res['spy']}, {res['turns']} turns, {outcomes[res['outcome']]}")
     lines = [f"sample game {g} (Flat): location {res['location']}, spy {res['spy']}, "
@@ -111,6 +100,25 @@ def plot_sample(g: int, res: dict, setup, outcomes: list[str], path: Path) -> st
                      f"{int(spy[t].argmax()):>5} ({spy[t].max():.3f})  "
                      f"{spy[t][res['spy']]:>11.3f}")
     return "\n".join(lines)
+
+
+def draw_belief_bands(axes, loc: np.ndarray, spy: np.ndarray, location: int, spy_seat: int,
+                      titles: tuple[str, str]) -> None:
+    """A game's public location and spy beliefs turn by turn (rows: turns), as stacked
+    bands, the true location's and the true spy's outlined."""
+    turns = np.arange(len(loc))
+    for ax, marg, labels, truth, title in (
+            (axes[0], loc, [f"location {i}" for i in range(loc.shape[1])], location,
+             titles[0]),
+            (axes[1], spy, [f"player {i}" for i in range(spy.shape[1])], spy_seat,
+             titles[1])):
+        ax.stackplot(turns, marg.T, labels=labels, alpha=0.85)  # tab10, the default cycle
+        ax.plot(turns, marg[:, :truth].sum(axis=1), "k-", lw=0.8)
+        ax.plot(turns, marg[:, :truth + 1].sum(axis=1), "k-", lw=0.8)
+        ax.set_title(f"{title} (truth: band {truth}, outlined)")
+        ax.set_xlabel("turn (0 = prior; speaker = (turn - 1) mod players)")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 
 
 def plot_ig(out: dict[str, np.ndarray], setup, names: list[str], path: Path) -> None:
