@@ -31,6 +31,7 @@ from sleuth.compiler.errors import (
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
 from sleuth.compiler.interpret import evaluate as interpret
+from sleuth.compiler.invariance import positions_interchangeable, values_interchangeable
 from sleuth.compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT, position_name
 from sleuth.compiler.library import bundled_specs, spec_path
 from sleuth.compiler.likelihood import (
@@ -50,6 +51,6 @@ __all__ = [
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "coerce_text", "did_you_mean", "domain_size",
     "interpret", "ir", "load_game", "load_game_text", "memoised", "parse_overrides",
-    "position_name", "rank_of", "scalar_value", "set_elements",
-    "show_value", "spec_path",
+    "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",
+    "show_value", "spec_path", "values_interchangeable",
 ]

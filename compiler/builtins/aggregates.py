@@ -58,6 +58,7 @@ def is_nan(x: Any) -> bool:
 class Aggregator:
     name: ClassVar[str] = ""
     takes_default: ClassVar[bool] = False  # min, max, first: one default after the generator
+    order_free: ClassVar[bool] = True  # the result ignores the order of the loop's items
     examples: ClassVar[tuple[str, ...]] = ()  # cross-checked by tests/test_builtins.py
 
     def type(self, typer: Typer, node: ir.Generator, n: int) -> Type:
@@ -305,6 +306,7 @@ class Max(_Extremum):
 
 class First(_Selection):
     name = "first"
+    order_free = False
     examples = ("first(s[i] for i in 0..1 if s[i] > y, 0)", "first(v for v in s)")
 
     def pick(self, acc, x):

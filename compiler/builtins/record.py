@@ -9,6 +9,13 @@
                                  by the scalar meaning over the arguments' values
     examples                     expressions the registry test cross-checks the meanings
                                  on (over the probe spec in tests/test_builtins.py)
+    relabel                      how the result follows a relabelling of the arguments
+                                 (invariance.py): "invariant" (the arguments' values are
+                                 only compared for equality and a sequence's order is
+                                 ignored), "covariant" (the same, but the result is built
+                                 from the values: it is relabelled too), "order-free" (a
+                                 sequence's order is ignored, its values are not only
+                                 compared), or "" (neither: no symmetry is derived through it)
 
 The type checker, the interpreter, the vectoriser and the lowering each read
 their column of BUILTINS (builtins/__init__.py); adding a builtin is adding an
@@ -40,6 +47,7 @@ class Builtin:
     kernel: Callable[[Compiler, ir.Call, list[Fn]], Fn]
     lower: Callable[[Lowering, ir.Call, list[Any]], Any] | None = None
     examples: tuple[str, ...] = ()
+    relabel: str = ""
 
 
 def arity(node: ir.Call, *allowed: int) -> None:

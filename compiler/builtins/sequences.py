@@ -67,7 +67,7 @@ def _count_lower(lowering, node, args):
 
 COUNT = Builtin("count", _count_type, lambda node, v: sum(1 for x in v[0] if x == v[1]),
                 _count_kernel, _count_lower,
-                examples=("count(s, x)", "count(s, y) + count(s, 0)"))
+                examples=("count(s, x)", "count(s, y) + count(s, 0)"), relabel="invariant")
 
 
 # -- size / len
@@ -110,9 +110,10 @@ def _size_scalar(node, v):
 
 
 SIZE = Builtin("size", _size_type, _size_scalar, _size_kernel, _size_lower,
-               examples=("size(t) + x", "size(s) * x", "size(0..x)", "size(N) + x"))
+               examples=("size(t) + x", "size(s) * x", "size(0..x)", "size(N) + x"),
+               relabel="invariant")
 LEN = Builtin("len", _size_type, _size_scalar, _size_kernel, _size_lower,
-              examples=("len(t) > x", "len(s) + y"))
+              examples=("len(t) > x", "len(s) + y"), relabel="invariant")
 
 
 # -- alldifferent
@@ -147,7 +148,8 @@ def _alldifferent_lower(lowering, node, args):
 ALLDIFFERENT = Builtin("alldifferent", _alldifferent_type,
                        lambda node, v: len(set(v[0])) == len(v[0]), _alldifferent_kernel,
                        _alldifferent_lower,
-                       examples=("alldifferent(s)", "alldifferent([x, y, s[0]])"))
+                       examples=("alldifferent(s)", "alldifferent([x, y, s[0]])"),
+                       relabel="invariant")
 
 
 # -- onehot(v, D)
@@ -258,9 +260,9 @@ def _reduce_lower(lowering, node, args):
     return AGGREGATES[node.func].lower(lowering, [(TRUE, x) for x in args[0]], [], node)
 
 
-def _reduction(name: str, examples: tuple[str, ...]) -> Builtin:
+def _reduction(name: str, examples: tuple[str, ...], relabel: str = "order-free") -> Builtin:
     return Builtin(name, _reduce_type, _reduce_scalar, _reduce_kernel, _reduce_lower,
-                   examples=examples)
+                   examples=examples, relabel=relabel)
 
 
 MIN = _reduction("min", ("min(x, y)", "min(s)", "min(s[0], y, 2)"))
@@ -269,7 +271,7 @@ SUM = _reduction("sum", ("sum(s)", "sum([x, y, s[1]])"))
 PROD = _reduction("prod", ("prod(s)", "prod([x - 1, y])"))
 EXISTS = _reduction("exists", ("exists([s[0] == y, x == 0])",))
 FORALL = _reduction("forall", ("forall([s[0] <= x, s[1] >= y])",))
-FIRST = _reduction("first", ("first(s) + x", "first([c, c])"))
+FIRST = _reduction("first", ("first(s) + x", "first([c, c])"), relabel="")
 
 ENTRIES = (COUNT, SIZE, LEN, ALLDIFFERENT, ONEHOT, MIN, MAX, SUM, PROD, EXISTS, FORALL, FIRST)
 

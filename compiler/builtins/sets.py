@@ -31,12 +31,14 @@ def _bitwise(ufunc, then=None):
 
 DISJOINT = Builtin("disjoint", _set_type, lambda node, v: not (v[0] & v[1]),
                    _bitwise(np.bitwise_and, lambda m: np.equal(m, 0)),
-                   examples=("disjoint(t, u) and x > 1", "int(disjoint(t, u)) + x"))
+                   examples=("disjoint(t, u) and x > 1", "int(disjoint(t, u)) + x"),
+                   relabel="invariant")
 UNION = Builtin("union", _set_type, lambda node, v: v[0] | v[1], _bitwise(np.bitwise_or),
-                examples=("size(union(t, u)) + x", "x in union(t, u)"))
+                examples=("size(union(t, u)) + x", "x in union(t, u)"), relabel="covariant")
 INTERSECTION = Builtin("intersection", _set_type, lambda node, v: v[0] & v[1],
                        _bitwise(np.bitwise_and),
-                       examples=("x in intersection(t, u)", "size(intersection(t, u)) > y"))
+                       examples=("x in intersection(t, u)", "size(intersection(t, u)) > y"),
+                       relabel="covariant")
 
 ENTRIES = (DISJOINT, UNION, INTERSECTION)
 

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from sleuth.solver.infoset.observe import Event
     from sleuth.solver.infoset.queries import Block, Candidates, Query
 
-RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
 
 
 class InconsistentObservations(ObservationError):
@@ -168,12 +167,11 @@ class Belief:
         (uniform) or probability masses; feedbacks no query produces are dropped."""
         index, game = self.index, self.game
         weights = None if self.uniform else self.probabilities()
-        radix = game.coder(block.action.name).size
         out = []
         step = max(1, (game.budget.memory_bytes // 16) // max(1, len(index)))
         for lo in range(0, len(positions), step):
-            codes = candidates.codes(block, positions[lo:lo + step], game, index)
-            out.append(count_parts(codes, radix, weights))
+            out.append(candidates.part_counts(block, positions[lo:lo + step], game, index,
+                                              weights))
         width = max(o.shape[1] for o in out)
         parts = out[0] if len(out) == 1 else np.concatenate(
             [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
@@ -270,19 +268,6 @@ class Belief:
 
 def _text(what: str | Callable[[], str]) -> str:
     return what() if callable(what) else what
-
-
-def count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
-    """Row-wise bincount of codes (relabelled first when the code space is large)."""
-    rows, n = codes.shape
-    if radix > RELABEL_RADIX and radix > 4 * n:
-        uniq, inv = np.unique(codes, return_inverse=True)
-        codes, radix = inv.reshape(rows, n), len(uniq)
-    offsets = (np.arange(rows, dtype=np.int64) * radix)[:, None]
-    flat = (codes + offsets).ravel()
-    w = None if weights is None else np.broadcast_to(weights, codes.shape).ravel()
-    counts = np.bincount(flat, weights=w, minlength=rows * radix)
-    return counts.reshape(rows, radix)
 
 
 def _marginals(name: str, t: Any, col: Any, p: np.ndarray,

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from sleuth.solver.infoset.belief import Belief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
+CHEAP_MATRIX = 1 << 24  # (query, hypothesis) pairs: a full feedback matrix this small is kept
+RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
+ROW_COPY = 1 << 26  # bytes: a kept matrix's rows for a set this small are copied, then cut
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ class Candidates:
     queries are matched to hypotheses on every backend.
     """
 
-    def __init__(self, game: Game, guesses: str = "any"):
+    def __init__(self, game: Game, guesses: str = "any", symmetry: bool = True):
         if guesses not in ("any", "consistent"):
             raise SleuthError(f"--guesses is 'any' or 'consistent', not '{guesses}'")
         self.game = game
@@ -145,6 +148,7 @@ class Candidates:
                 "secret variables' domains, in order); this spec has none",
                 hint="use --guesses any")
         self.stops = Stopper(game)
+        self.symmetry = symmetry  # score one query per orbit where symmetries are proved
 
     @property
     def size(self) -> int:
@@ -171,6 +175,38 @@ class Candidates:
         if self.guesses == "any":
             return np.arange(len(block.ranks))
         return np.flatnonzero(self.possible(block, belief))
+
+    def representatives(self, block: Block, belief: AnyBelief) -> np.ndarray | None:
+        """Which of the block's queries are the first of their orbit under the proved
+        symmetries (symmetry.py) that map this information set onto itself: every other
+        query of an orbit has the same outcome partition up to relabelling, so scoring
+        the first is scoring them all, and tie-break K picks among firsts. None when
+        there is no symmetry to use: several blocks, a weighted or unlisted belief."""
+        if not self.symmetry or len(self.blocks) != 1 or not block.secret_like or \
+                not block.deterministic or not belief.uniform:
+            return None
+        listed = belief.listing()
+        if listed is None or listed.game is not self.game or self.game.transient:
+            return None
+        found = self._transpositions(block)
+        return found.representatives(listed.index) if found else None
+
+    def _transpositions(self, block: Block) -> Any:
+        """The block's proved symmetries as transpositions (symmetry.py), or False."""
+        from sleuth.solver.infoset.symmetry import transpositions
+
+        return self.game.memo.get(("transpositions", block.action.name),
+                                  lambda: transpositions(self.game, block.ranks) or False)
+
+    def possible_positions(self, block: Block, belief: AnyBelief) -> np.ndarray:
+        """The positions (in order) of the block's queries that are still possible secrets,
+        found from the belief's hypotheses when it is listed."""
+        listed = belief.listing()
+        if not block.secret_like or listed is None or listed.game is not self.game:
+            return np.flatnonzero(self.possible(block, belief))
+        ranks = self.game.hypotheses.ranks[listed.index]
+        at = np.minimum(np.searchsorted(block.ranks, ranks), max(len(block.ranks) - 1, 0))
+        return np.unique(at[block.ranks[at] == ranks]) if len(block.ranks) else at[:0]
 
     def possible(self, block: Block, belief: AnyBelief,
                  positions: np.ndarray | None = None) -> np.ndarray:
@@ -209,14 +245,43 @@ class Candidates:
     def codes(self, block: Block, positions: np.ndarray, game: Game,
               index: np.ndarray) -> np.ndarray:
         """Feedback codes (len(positions), len(index)) of a deterministic block."""
-        # The full matrix pays off when most of the table is scored (an exhaustive decision
-        # at the root, reused below it), not for a sample of it.
-        full = self._matrix(block, game, build=2 * len(index) >= game.hypotheses.size)
-        if full is not None:
-            if len(positions) == len(block.ranks):  # all of them: skip a gather
-                return full[:, index]
-            return full[np.ix_(positions, index)]
-        return game.feedback_matrix(block.action.name, block.ranks[positions], index)
+        full = self._matrix(block, game, build=self._worth_building(block, game, positions,
+                                                                   index))
+        if full is None:
+            return game.feedback_matrix(block.action.name, block.ranks[positions], index)
+        return full.book[full.cut(index, positions, len(block.ranks)).T]
+
+    def part_counts(self, block: Block, positions: np.ndarray, game: Game, index: np.ndarray,
+                    weights: np.ndarray | None) -> np.ndarray:
+        """Part sizes (weights None) or masses of the queries at `positions` on the
+        hypotheses `index`: (queries, parts), parts in some fixed order, maybe empty."""
+        full = self._matrix(block, game, build=self._worth_building(block, game, positions,
+                                                                   index))
+        if full is None:
+            codes = game.feedback_matrix(block.action.name, block.ranks[positions], index)
+            return count_parts(codes, game.coder(block.action.name).size, weights)
+        return count_columns(full.cut(index, positions, len(block.ranks)), len(full.book),
+                             weights)
+
+    def _worth_building(self, block: Block, game: Game, positions: np.ndarray,
+                        index: np.ndarray) -> bool:
+        """Whether to build the full matrix for this request. It pays off when most of the
+        table is scored by most queries (an exhaustive decision at the root, reused below
+        it), not for a sample of it, nor for one query per orbit of a large game; a small
+        one, or one filled from its orbits (symmetry.orbit_matrix), always does."""
+        if self._orbits(block, game):
+            return True
+        pairs = len(block.ranks) * game.hypotheses.size
+        return 2 * len(index) >= game.hypotheses.size and (
+            pairs <= CHEAP_MATRIX or 2 * len(positions) >= len(block.ranks))
+
+    def _orbits(self, block: Block, game: Game) -> Any:
+        """The proved symmetries of the game's own table, when one block can be a secret
+        (symmetry.Transpositions); else False."""
+        if not self.symmetry or game is not self.game or len(self.blocks) != 1 or \
+                not block.secret_like or not block.deterministic:
+            return False
+        return self._transpositions(block)
 
     def query_codes(self, query: Query, belief: Belief) -> np.ndarray:
         """Feedback codes of one query on the belief's hypotheses."""
@@ -228,7 +293,7 @@ class Candidates:
                     return self.codes(b, np.array([pos]), game, index)[0]
         return game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
 
-    def _matrix(self, block: Block, game: Game, build: bool = True) -> np.ndarray | None:
+    def _matrix(self, block: Block, game: Game, build: bool = True) -> CodeMatrix | None:
         """The block's full feedback matrix (queries x all hypotheses), if it fits and the
         game is not a transient one (a sample, scored once, maybe only in part); computed
         only when `build`, else only if already there."""
@@ -238,11 +303,20 @@ class Candidates:
         if not build and key not in game.memo:
             return None
 
-        def make() -> np.ndarray | None:
-            coder = game.coder(block.action.name)
-            need = len(block.ranks) * game.hypotheses.size * coder.dtype.itemsize
-            return (game.feedback_matrix(block.action.name, block.ranks)
-                    if need <= game.budget.memory_bytes // 2 else None)
+        def make() -> CodeMatrix | None:
+            group = self._orbits(block, game)
+            if group:  # the orbits' first rows hold every code the matrix has
+                from sleuth.solver.infoset.symmetry import hypothesis_firsts, orbit_matrix
+
+                first = game.feedback_matrix(block.action.name, block.ranks,
+                                             hypothesis_firsts(group)).T
+                return CodeMatrix.fill(len(block.ranks), game, first, lambda dtype, lut:
+                                       orbit_matrix(group, lut[first]))
+            if len(block.ranks) * game.hypotheses.size * 4 > game.budget.memory_bytes // 2:
+                return None
+            codes = game.feedback_matrix(block.action.name, block.ranks)
+            return CodeMatrix.fill(len(block.ranks), game, codes,
+                                   lambda dtype, lut: np.ascontiguousarray(lut[codes].T))
 
         return game.memo.get(key, make)
 
@@ -257,6 +331,70 @@ class Candidates:
         """P(answer | h) for a response query: (possible answers, the belief's hypotheses)."""
         args = self.game.space(block.action.name).value(int(block.ranks[position]))
         return answer_matrix(belief.game, block.action.name, args, belief.index)[1]
+
+
+@dataclass
+class CodeMatrix:
+    """A full feedback matrix kept compact and by hypothesis: data[h, q] is the place in
+    `book` (the codes that occur, in order) of query q's code on hypothesis h, one byte
+    when at most 256 codes occur. A small information set's rows are one short copy."""
+
+    data: np.ndarray  # (hypotheses, queries)
+    book: np.ndarray
+
+    def cut(self, index: np.ndarray, positions: np.ndarray, queries: int) -> np.ndarray:
+        """Labels (len(index), len(positions))."""
+        if len(positions) == queries:
+            return self.data[index]
+        if len(index) * queries <= ROW_COPY:
+            return self.data[index][:, positions]
+        return self.data[np.ix_(index, positions)]
+
+    @classmethod
+    def fill(cls, queries: int, game: Game, sample: np.ndarray,
+             build: Any) -> CodeMatrix | None:
+        """The matrix whose codes all occur in `sample`, from `build(dtype, lut)` (lut:
+        code -> place), if it fits half the memory budget; else None."""
+        book = np.unique(sample)
+        dtype = np.dtype(np.uint8 if len(book) <= 1 << 8 else np.uint16
+                         if len(book) <= 1 << 16 else np.int64)
+        if queries * game.hypotheses.size * dtype.itemsize > game.budget.memory_bytes // 2:
+            return None
+        lut = np.zeros(int(book.max()) + 1, dtype=dtype)
+        lut[book] = np.arange(len(book))
+        return cls(build(dtype, lut), book)
+
+
+def count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
+    """Row-wise bincount of codes (relabelled first when the code space is large)."""
+    rows, n = codes.shape
+    if radix > RELABEL_RADIX and radix > 4 * n:
+        uniq, inv = np.unique(codes, return_inverse=True)
+        codes, radix = inv.reshape(rows, n), len(uniq)
+    offsets = (np.arange(rows, dtype=np.int64) * radix)[:, None]
+    flat = (codes + offsets).ravel()
+    w = None if weights is None else np.broadcast_to(weights, codes.shape).ravel()
+    counts = np.bincount(flat, weights=w, minlength=rows * radix)
+    return counts.reshape(rows, radix)
+
+
+def count_columns(labels: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
+    """Part sizes (or masses) per column of (hypotheses x queries) labels: (queries, radix).
+    With more queries than hypotheses, one hypothesis is added at a time (a row holds
+    each query once, so a fancy-indexed add counts right)."""
+    n, queries = labels.shape
+    if n > queries:
+        base = np.arange(queries, dtype=np.int64) * radix
+        w = None if weights is None else np.repeat(weights, queries)
+        counts = np.bincount((labels + base).ravel(), weights=w, minlength=queries * radix)
+        return counts.reshape(queries, radix)
+    small = queries * radix < 1 << 31
+    base = np.arange(queries, dtype=np.int32 if small else np.int64) * radix
+    out = np.zeros(queries * radix, dtype=(np.int32 if small else np.int64)
+                   if weights is None else np.float64)
+    for i in range(n):
+        out[base + labels[i]] += 1 if weights is None else weights[i]
+    return out.reshape(queries, radix)
 
 
 class OutcomeTable:

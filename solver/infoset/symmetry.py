@@ -4,31 +4,48 @@ leave every feedback code unchanged.
 Candidates come from the spec's structure, never from a list per game: for a secret
 that is one sequence (or one scalar) over a range or enum domain, and queries with
 the secret's domain, every permutation of the domain's values (applied to every
-position) and every permutation of the positions (for a sequence). Each generator
-(an adjacent transposition of values, or of positions) is kept only if it maps the
-hypothesis table onto itself and the feedback matrix onto itself,
+position) and every permutation of the positions (for a sequence). A generator (an
+adjacent transposition of values, or of positions) is kept when it maps the
+hypothesis table, the legal queries and the prior onto themselves, and the feedback
+is unchanged:
 
-    codes[query_map[q], hyp_map[h]] == codes[q, h]   for every q and h,
+* proved from the expressions (compiler/invariance.py: values only compared for
+  equality, positions only read by loops over all of them), which costs nothing and
+  holds for every pair; or else
+* checked on a feedback matrix, when one is given (the exact searches build it):
+  codes[query_map[q], hyp_map[h]] == codes[q, h] for every q and h.
 
-so a spec whose feedback treats one value or one position differently gets no
-symmetry from it. The kept generators generate a group (closed here by breadth-
-first composition, up to `LIMIT` elements; beyond that the elements found so far
-are used: every one of them is a symmetry, which is all the pruning needs).
+So a spec whose feedback treats one value or one position differently gets no
+symmetry from it. Kept adjacent transpositions join values (positions) into blocks;
+every permutation within the blocks is a symmetry. Two forms serve two uses:
 
-At an information set S, the symmetries that map S onto itself (its stabiliser)
-map each query to one whose outcome partition is the same up to relabelling: they
-have the same value, so a search scores one query per orbit -- the first in
-canonical order, which is also tie-break K's choice within the orbit (a symmetry
-of S maps a possible secret to a possible secret).
+    Symmetry        the group listed element by element (breadth-first closure, up to
+                    LIMIT elements; beyond that the elements found so far, every one a
+                    symmetry): full stabilisers, for the exact searches
+    Transpositions  every transposition within a block, never composed (groups of
+                    millions): at an information set, those that map it onto itself
+                    generate part of its stabiliser; heuristics score one query per
+                    orbit, and `orbit_matrix` fills the feedback matrix from one
+                    computed row per orbit
+
+At an information set S, a symmetry that maps S onto itself maps each query to one
+whose outcome partition is the same up to relabelling: the same score and value, so
+one query per orbit is scored -- the first in canonical order, which is also
+tie-break K's choice within the orbit (such a symmetry maps a possible secret to a
+possible secret).
 """
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import dataclass
+
 import numpy as np
 
-from sleuth.compiler.api import Game, domain_size
+from sleuth.compiler.api import Game, domain_size, positions_interchangeable, values_interchangeable
 
 LIMIT = 50_000
+ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
 
 
 class Symmetry:
@@ -90,10 +107,128 @@ def orbit_levels(symmetry: Symmetry, codes: np.ndarray) -> list[dict[str, int]]:
     return [{"nodes": 1, "orbits": len(reps), "queries": codes.shape[0]}, level2]
 
 
-def detect(game: Game, codes: np.ndarray, query_ranks: np.ndarray) -> Symmetry | None:
-    """The symmetries of a game whose secret is one sequence or scalar over a range or enum
-    domain and whose queries (all of them, in `query_ranks` order) have that domain;
-    None when the structure is other or no candidate survives the check."""
+def detect(game: Game, codes: np.ndarray | None, query_ranks: np.ndarray) -> Symmetry | None:
+    """The symmetry group (every element listed, up to LIMIT) of a game whose secret is one
+    sequence or scalar over a range or enum domain and whose queries (all of them, in
+    `query_ranks` order) have that domain; None when the structure is other or nothing
+    survives. `codes` (queries x hypotheses), when given, checks the generators the
+    expressions do not prove."""
+    found = _generators(game, codes, query_ranks)
+    if not found:
+        return None
+    return Symmetry(*_closure([g.hyps for g in found], [g.queries for g in found]),
+                    [g.name for g in found])
+
+
+class Transpositions:
+    """The interchangeable values and positions of a game as transpositions (every pair
+    within a block of interchangeable ones), never composed: at an information set, the
+    transpositions that map it onto itself generate part of its stabiliser, and their
+    query orbits come from joining each query with its images (no group is listed, so
+    this scales to groups of millions)."""
+
+    def __init__(self, found: list[Found], queries: int):
+        self.names = [g.name for g in found]
+        self.hyps = np.stack([g.hyps for g in found])
+        self.queries = np.stack([g.queries for g in found])
+        self.size = queries
+
+    def representatives(self, members: np.ndarray) -> np.ndarray | None:
+        """Which queries are the first of their orbit under the transpositions that map
+        the hypotheses `members` onto themselves; None when none does."""
+        inside = np.zeros(self.hyps.shape[1], dtype=bool)
+        inside[members] = True
+        fixing = self.queries[inside[self.hyps[:, members]].all(axis=1)]
+        if not len(fixing):
+            return None
+        return _least_labels(fixing) == np.arange(self.size)
+
+
+def hypothesis_firsts(group: Transpositions) -> np.ndarray:
+    """The first hypothesis of each orbit of the whole group."""
+    hyps = group.hyps.shape[1]
+    return np.flatnonzero(_least_labels(group.hyps) == np.arange(hyps))
+
+
+def orbit_matrix(group: Transpositions, first: np.ndarray) -> np.ndarray:
+    """Every query's feedback code on every hypothesis, by hypothesis (hypotheses x
+    queries), from `first`: the codes of every query on the hypotheses of
+    `hypothesis_firsts` (one per orbit), in the matrix's dtype.
+
+    A breadth-first walk from those hypotheses reaches every hypothesis h as t(h') for
+    a transposition t and a hypothesis h' already filled; as t is a symmetry (and its
+    own inverse), codes[q, h] = codes[t(q), h']: a hypothesis's row is a permuted copy
+    of another's, one gather instead of the feedback expressions over every query."""
+    hyps = group.hyps.shape[1]
+    out = np.empty((hyps, group.size), dtype=first.dtype)
+    done = np.zeros(hyps, dtype=bool)
+    frontier = hypothesis_firsts(group)
+    out[frontier] = first
+    done[frontier] = True
+    while len(frontier):
+        reached = []
+        for image, perm in zip(group.hyps, group.queries, strict=True):
+            img = image[frontier]
+            fresh = ~done[img]
+            img, first = np.unique(img[fresh], return_index=True)
+            src = frontier[fresh][first]
+            for lo in range(0, len(img), ROWS):
+                out[img[lo:lo + ROWS]] = np.take(out[src[lo:lo + ROWS]], perm, axis=1)
+            done[img] = True
+            reached.append(img)
+        frontier = np.concatenate(reached)
+    return out
+
+
+def _least_labels(maps: np.ndarray) -> np.ndarray:
+    """Each point's least orbit-mate under the permutations `maps` (rows)."""
+    label = np.arange(maps.shape[1])
+    while True:
+        before = label
+        for image in maps:
+            label = np.minimum(label, label[image])
+        label = label[label]
+        if np.array_equal(label, before):
+            return label
+
+
+def transpositions(game: Game, query_ranks: np.ndarray) -> Transpositions | None:
+    """The game's interchangeable values and positions as proved from its expressions (no
+    feedback matrix is built: this is for games too large for one), as transpositions."""
+    adjacent = _generators(game, None, query_ranks)
+    if not adjacent:
+        return None
+    m, length = _shape(game)
+    hyp_ranks = game.hypotheses.ranks
+    found = []
+    for kind, blocks in (("values", _blocks(adjacent, "values")),
+                         ("positions", _blocks(adjacent, "positions"))):
+        for block in blocks:
+            for a, b in itertools.combinations(block, 2):
+                perm = np.arange(m if kind == "values" else length)
+                perm[[a, b]] = perm[[b, a]]
+                h = _mapped(hyp_ranks, hyp_ranks, m, length, kind, perm)
+                q = _mapped(query_ranks, query_ranks, m, length, kind, perm)
+                if h is not None and q is not None:  # members of the group: always
+                    found.append(Found(f"{kind} {a} <-> {b}", kind, (a, b), h, q))
+    return Transpositions(found, len(query_ranks))
+
+
+@dataclass
+class Found:
+    """One symmetry: a transposition of values or positions, as permutations of the
+    hypotheses and the queries."""
+
+    name: str
+    kind: str
+    pair: tuple[int, int]
+    hyps: np.ndarray
+    queries: np.ndarray
+
+
+def _shape(game: Game) -> tuple[int, int] | None:
+    """(values, positions) of a secret that is one sequence or scalar over a finite scalar
+    domain; None otherwise."""
     secret = game.model.secret
     if len(secret) != 1:
         return None
@@ -106,32 +241,55 @@ def detect(game: Game, codes: np.ndarray, query_ranks: np.ndarray) -> Symmetry |
         return None
     if elem is None or elem.kind != "scalar" or not elem.type.finite:
         return None
-    m = domain_size(elem)
+    return domain_size(elem), length
+
+
+def _generators(game: Game, codes: np.ndarray | None, query_ranks: np.ndarray) -> list[Found]:
+    """The adjacent transpositions of values and of positions that are symmetries: the
+    feedback is proved unchanged from the expressions (compiler/invariance.py) or checked
+    on `codes`, and the hypotheses, the legal queries and the prior are mapped onto
+    themselves."""
+    shape = _shape(game)
+    actions = game.model.queries
+    if shape is None or len(actions) != 1:
+        return []
+    m, length = shape
+    action, secret = actions[0], game.model.secret[0]
+    variables = [(secret.name, secret.domain)] + [(a.name, a.domain) for a in action.args]
+    elem = secret.domain.elem if secret.domain.kind == "seq" else secret.domain
+    proved = {"values": values_interchangeable(action, variables, elem),
+              "positions": length > 1 and positions_interchangeable(action, variables,
+                                                                      length)}
     hyp_ranks = game.hypotheses.ranks
-    generators, names = [], []
-    maps = [np.arange(m) for _ in range(m - 1)]
-    for i, values in enumerate(maps):  # swap values i and i+1 (everywhere)
-        values[[i, i + 1]] = values[[i + 1, i]]
-        generators.append(("values", values))
-        names.append(f"values {i} <-> {i + 1}")
-    for i in range(length - 1):  # swap positions i and i+1
-        order = np.arange(length)
-        order[[i, i + 1]] = order[[i + 1, i]]
-        generators.append(("positions", order))
-        names.append(f"positions {i} <-> {i + 1}")
-    kept_h, kept_q, kept_names = [], [], []
-    for (kind, perm), name in zip(generators, names, strict=True):
-        h = _mapped(hyp_ranks, hyp_ranks, m, length, kind, perm)
-        q = _mapped(query_ranks, query_ranks, m, length, kind, perm)
-        if h is None or q is None:
+    weights = None if game.model.prior is None else game.prior
+    found = []
+    for kind, size in (("values", m), ("positions", length)):
+        for i in range(size - 1):
+            perm = np.arange(size)
+            perm[[i, i + 1]] = perm[[i + 1, i]]
+            h = _mapped(hyp_ranks, hyp_ranks, m, length, kind, perm)
+            q = _mapped(query_ranks, query_ranks, m, length, kind, perm)
+            if h is None or q is None or (weights is not None and
+                                          not np.array_equal(weights[h], weights)):
+                continue
+            if proved[kind] or (codes is not None and
+                                np.array_equal(codes[np.ix_(q, h)], codes)):
+                found.append(Found(f"{kind} {i} <-> {i + 1}", kind, (i, i + 1), h, q))
+    return found
+
+
+def _blocks(adjacent: list[Found], kind: str) -> list[list[int]]:
+    """Runs of values (or positions) joined by kept adjacent transpositions."""
+    blocks: list[list[int]] = []
+    for g in adjacent:
+        if g.kind != kind:
             continue
-        if np.array_equal(codes[np.ix_(q, h)], codes):
-            kept_h.append(h)
-            kept_q.append(q)
-            kept_names.append(name)
-    if not kept_h:
-        return None
-    return Symmetry(*_closure(kept_h, kept_q), kept_names)
+        a, b = g.pair
+        if blocks and blocks[-1][-1] == a:
+            blocks[-1].append(b)
+        else:
+            blocks.append([a, b])
+    return blocks
 
 
 def _mapped(ranks: np.ndarray, table: np.ndarray, m: int, length: int, kind: str,
@@ -168,4 +326,5 @@ def _closure(hyps: list[np.ndarray], queries: list[np.ndarray]) -> tuple[np.ndar
             np.stack([q for _, q in seen.values()]).astype(np.int32))
 
 
-__all__ = ["LIMIT", "Symmetry", "detect", "of_game", "orbit_levels"]
+__all__ = ["LIMIT", "Found", "Symmetry", "Transpositions", "detect", "of_game",
+           "hypothesis_firsts", "orbit_levels", "orbit_matrix", "transpositions"]

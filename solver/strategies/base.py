@@ -16,6 +16,7 @@ from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
+SHORTCUT = 16  # try the possible secrets first while they are at most 1/16 of the queries
 
 
 class Option:
@@ -160,6 +161,7 @@ class ScoringStrategy(Strategy):
     """Score every allowed query, keep the best; ties by K."""
 
     exact = False  # whether scores of uniform partitions are already exact integers
+    even_split_best = False  # no partition of n scores better than the most even one
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
         # Exhaustive scoring lists whenever the enumeration budget allows: the kernels
@@ -172,14 +174,59 @@ class ScoringStrategy(Strategy):
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
+        early = self.settled_by_possible(belief)
+        if early is not None:
+            return early
         if belief.size == 1:
             # Every query has one outcome: all scores tie and K decides.
             scored = [Scored(b, pos, np.zeros(len(pos)), None) for b in self.candidates.blocks
                       if len(pos := self.candidates.allowed(b, belief))]
             return pick_by_k(self.candidates, scored, belief)
-        scored = [self.score_block(b, self.candidates.allowed(b, belief), belief)
+        scored = [self.score_block(b, self.orbit_firsts(b, belief), belief)
                   for b in self.candidates.blocks]
         return self.pick([s for s in scored if len(s.positions)], belief)
+
+    def settled_by_possible(self, belief: AnyBelief) -> Query | None:
+        """The choice, found by scoring the possible secrets alone, when one of them scores
+        the best any query could: the most even split of the set into as many parts as
+        the feedback has codes (a score that `even_split_best`). Tie-break K prefers a
+        possible secret among equal scores, so the first such one is the choice; None
+        when none reaches that bound (or the shortcut does not apply)."""
+        c = self.candidates
+        n = belief.size
+        if not self.even_split_best or not belief.uniform or not c.any_secret_like or \
+                n * SHORTCUT > c.size or not all(b.deterministic for b in c.blocks):
+            return None
+        scored = []
+        for b in c.blocks:  # every possible secret is allowed (any, or consistent)
+            pos = c.possible_positions(b, belief) if b.secret_like else []
+            if len(pos):
+                scored.append(self.score_block(b, pos, belief))
+        if not scored:
+            return None
+        codes = max(self.candidates.game.coder(b.action.name).size for b in c.blocks)
+        even = np.full(min(n, codes), n // min(n, codes), dtype=np.int64)
+        even[:n % min(n, codes)] += 1
+        bound = float(self.score_parts(even[None, :], True, n)[0])
+        reached = []
+        for sc in scored:
+            if self.exact:
+                hit = sc.scores <= bound
+            else:  # the even split is the only partition with the best score
+                parts = np.sort(sc.parts, axis=1)[:, ::-1][:, :len(even)]
+                hit = (parts == even).all(axis=1) & (sc.parts.sum(axis=1) == n) \
+                    if sc.parts is not None and sc.parts.shape[1] >= len(even) \
+                    else np.zeros(len(sc.positions), dtype=bool)
+            if hit.any():
+                reached.append(Scored(sc.block, sc.positions[hit], sc.scores[hit], None))
+        return pick_by_k(c, reached[:1], belief) if reached else None
+
+    def orbit_firsts(self, block: Block, belief: AnyBelief) -> np.ndarray:
+        """The allowed queries of a block, one per orbit where the game has symmetries (the
+        first of each: the one tie-break K would take among them)."""
+        allowed = self.candidates.allowed(block, belief)
+        firsts = self.candidates.representatives(block, belief)
+        return allowed if firsts is None else allowed[firsts[allowed]]
 
     def score_block(self, block: Block, positions: np.ndarray, belief: AnyBelief) -> Scored:
         """Scores of the block's queries at `positions` against `belief` (the information

@@ -32,6 +32,7 @@ ENTROPY_TIE = 1e-9  # near-ties of Σ n log n, then settled exactly
 class Minimax(ScoringStrategy):
     name = "minimax"
     exact = True
+    even_split_best = True
 
     def score_parts(self, parts, uniform, n):
         return parts.max(axis=1) if uniform else parts.max(axis=1) * n
@@ -43,6 +44,7 @@ class Minimax(ScoringStrategy):
 class ExpectedSize(ScoringStrategy):
     name = "expected-size"
     exact = True
+    even_split_best = True
 
     def score_parts(self, parts, uniform, n):
         return (parts * parts).sum(axis=1) if uniform else (parts * parts).sum(axis=1) * n * n
@@ -56,6 +58,7 @@ class ExpectedSize(ScoringStrategy):
 class MostParts(ScoringStrategy):
     name = "most-parts"
     exact = True
+    even_split_best = True
 
     def score_parts(self, parts, uniform, n):
         return -(parts > 0).sum(axis=1)
@@ -68,6 +71,7 @@ class Entropy(ScoringStrategy):
     """ISES: the query whose outcome carries the most expected information (bits)."""
 
     name = "entropy"
+    even_split_best = True
 
     def score_parts(self, parts, uniform, n):
         if uniform:
