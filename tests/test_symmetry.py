@@ -1,0 +1,169 @@
+"""Symmetries proved from the expressions, and what the heuristics do with them.
+
+Every claim is cross-checked on an independent path: a proved transposition on the
+feedback matrix computed by the kernels, the matrix filled from orbits against the
+kernels, and every heuristic's whole evaluation with its symmetry and shortcut
+switched off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sleuth.compiler.api import Budget, load_game, load_game_text
+from sleuth.compiler.invariance import positions_interchangeable, values_interchangeable
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.infoset.queries import Candidates, count_columns, count_parts
+from sleuth.solver.infoset.symmetry import (
+    hypothesis_firsts,
+    orbit_matrix,
+    transpositions,
+)
+from sleuth.solver.strategies import make_strategy
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "specs"
+
+GAME = """\
+game: Probe
+params: {pegs: 3, colours: 3}
+domains:
+  Colour: {range: "1..colours"}
+secret:
+  code: {seq: Colour, len: pegs}
+queries:
+  guess:
+    args: {g: {seq: Colour, len: pegs}}
+    feedback:
+      black: "count(g[i] == code[i] for i in 0..pegs-1)"
+      extra: "%s"
+goal: {identify: [code], stop_when: "black == pegs"}
+"""
+
+
+def verdicts(text: str) -> tuple[bool, bool]:
+    game = load_game_text(text)
+    action, secret = game.model.queries[0], game.model.secret[0]
+    variables = [(secret.name, secret.domain)] + [(a.name, a.domain) for a in action.args]
+    return (values_interchangeable(action, variables, secret.domain.elem),
+            positions_interchangeable(action, variables, secret.domain.length))
+
+
+@pytest.mark.parametrize("extra, values, positions", [
+    ("sum(min(count(g, c), count(code, c)) for c in Colour)", True, True),
+    ("count(g[i] == code[j] for i in 0..pegs-1 for j in 0..pegs-1 if i != j)", True, True),
+    ("exists(g[i] in code for i in 0..pegs-1)", True, True),
+    ("alldifferent(g) and len(code) == 3", True, True),
+    # a constant colour, an ordering, arithmetic: not every colour plays the same part
+    ("count(code[i] == 1 for i in 0..pegs-1)", False, True),
+    ("count(g[i] < code[i] for i in 0..pegs-1)", False, True),
+    ("sum(code[i] for i in 0..pegs-1)", False, True),
+    ("first(c for c in Colour if count(code, c) > 0, 0)", False, True),
+    # a named position, a position's number, part of the positions, an ordered read
+    ("g[0] == code[0]", True, False),
+    ("count(g[i] == code[i] and i > 0 for i in 0..pegs-1)", True, False),
+    ("count(g[i] == code[i] for i in 0..pegs-2)", True, False),
+    ("first(g[i] == code[i] for i in 0..pegs-1, false)", True, False),
+    ("count(g[i] == code[(i + 1) % pegs] for i in 0..pegs-1)", True, False),
+])
+def test_what_the_expressions_prove(extra, values, positions):
+    assert verdicts(GAME % extra) == (values, positions)
+
+
+@pytest.mark.parametrize("name, proved", [
+    ("mastermind", {"Colour"}), ("black-peg-mastermind", {"Colour"}),
+    ("bulls-and-cows", {"Digit"}), ("counterfeit-coin", {"Coin"}),
+    ("higher-lower", set()), ("treasure-hunt", set()), ("clue", set()),
+])
+def test_bundled_specs(name, proved):
+    """Values are proved interchangeable exactly where the game treats them alike (a
+    coin's kind is not: heavy and light answer differently)."""
+    game = load_game(SPECS / f"{name}.yaml")
+    found = set()
+    for action in game.model.queries:
+        variables = [(v.name, v.domain) for v in game.model.secret] + \
+            [(a.name, a.domain) for a in action.args]
+        domains = {d.name: d for _, dom in variables for d in (dom, dom.elem)
+                   if d is not None and d.name}
+        found |= {n for n, d in domains.items() if values_interchangeable(action, variables, d)}
+    assert found == proved
+
+
+SMALL = [("mastermind", {"pegs": 3, "colours": 4}), ("mastermind", {"pegs": 2, "colours": 5}),
+         ("black-peg-mastermind", {"pegs": 3, "colours": 3}),
+         ("bulls-and-cows", {"digits": 3})]
+
+
+@pytest.mark.parametrize("name, params", SMALL)
+def test_proved_transpositions_hold_on_the_compiled_matrix(name, params):
+    game = load_game(SPECS / f"{name}.yaml", params)
+    block = Candidates(game).blocks[0]
+    codes = game.feedback_matrix(block.action.name, block.ranks)
+    group = transpositions(game, block.ranks)
+    assert group is not None and len(group.names) >= 2
+    for h, q in zip(group.hyps, group.queries, strict=True):
+        assert np.array_equal(codes[np.ix_(q, h)], codes)
+    filled = orbit_matrix(group, codes[:, hypothesis_firsts(group)].T)
+    assert np.array_equal(filled, codes.T)
+
+
+def test_no_spurious_transposition_where_one_colour_differs():
+    text = GAME % "count(code[i] == 1 and g[i] != 1 for i in 0..pegs-1) > 0"
+    game = load_game_text(text)
+    block = Candidates(game).blocks[0]
+    group = transpositions(game, block.ranks)
+    assert sorted(group.names) == ["positions 0 <-> 1", "positions 0 <-> 2",
+                                   "positions 1 <-> 2"]  # no colour: 1 is special
+
+
+HEURISTICS = ["entropy", "minimax", "expected-size", "most-parts"]
+
+
+def lengths(game, strategy: str, guesses: str, fast: bool) -> tuple[dict, dict]:
+    s = make_strategy(strategy, Candidates(game, guesses, symmetry=fast))
+    if not fast:
+        s.even_split_best = False
+    ev = evaluate_strategy(game, s, "probe", tree=True)
+    return ev.lengths, ev.tree
+
+
+@pytest.mark.parametrize("name, params", SMALL + [("probe", {})])
+@pytest.mark.parametrize("guesses", ["any", "consistent"])
+def test_symmetry_and_shortcut_never_change_a_heuristic(name, params, guesses):
+    """The whole decision tree of every heuristic is the same with orbits, the matrix
+    from orbits and the possible-secret shortcut, as without any of them."""
+    for strategy in HEURISTICS:
+        if name == "probe":
+            game = load_game_text(GAME % "sum(min(count(g, c), count(code, c)) for c in Colour)")
+        else:
+            game = load_game(SPECS / f"{name}.yaml", params)
+        fast = lengths(game, strategy, guesses, True)
+        game = load_game(SPECS / f"{name}.yaml", params) if name != "probe" else \
+            load_game_text(GAME % "sum(min(count(g, c), count(code, c)) for c in Colour)")
+        assert fast == lengths(game, strategy, guesses, False), strategy
+
+
+def test_a_matrix_filled_from_orbits_without_a_full_kernel_pass():
+    """MM(4,5) under a budget that keeps its matrix: the part counts of a set through
+    the kept matrix equal the kernels' (the orbits' first rows are all it computed)."""
+    game = load_game(SPECS / "mastermind.yaml", {"pegs": 4, "colours": 5}, Budget(memory_mb=64))
+    c = Candidates(game)
+    block = c.blocks[0]
+    rng = np.random.default_rng(3)
+    index = np.sort(rng.choice(game.hypotheses.size, 40, replace=False))
+    positions = np.sort(rng.choice(len(block.ranks), 200, replace=False))
+    got = c.codes(block, positions, game, index)
+    assert game.memo.get(("matrix", "guess"), lambda: None) is not None
+    assert np.array_equal(got, game.feedback_matrix("guess", block.ranks[positions], index))
+
+
+@pytest.mark.parametrize("n, queries", [(5, 40), (70, 30), (200, 9)])
+def test_column_counts_agree_with_row_counts(n, queries):
+    rng = np.random.default_rng(n)
+    labels = rng.integers(0, 7, size=(n, queries)).astype(np.uint8)
+    weights = rng.random(n)
+    assert np.array_equal(count_columns(labels, 7, None), count_parts(labels.T, 7, None))
+    assert np.allclose(count_columns(labels, 7, weights), count_parts(labels.T, 7, weights))
