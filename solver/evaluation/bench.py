@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import Game, SleuthError, load_game, show_value
+from sleuth.solver.evaluation.cluster import connect
 from sleuth.solver.evaluation.transcript import play_secret
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.protocol import InformationSet
@@ -170,19 +171,9 @@ def _run_indexed(item: tuple[int, Task]) -> tuple[int, dict[str, Any]]:
 
 
 def _on_dask(tasks: list[Task], scheduler: str):
-    try:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
-    except ImportError:
-        raise SleuthError("--scheduler needs Dask's distributed scheduler",
-                          hint="pip install -e '.[cluster]'") from None
-    try:
-        client = Client(scheduler, timeout=30)
-    except OSError as err:
-        raise SleuthError(f"cannot reach the Dask scheduler at {scheduler}: {err}",
-                          hint="start one with `dask scheduler` and workers with "
-                               "`dask worker ADDR`") from None
-    with client:
+    from dask.distributed import as_completed as dask_completed
+
+    with connect(scheduler) as client:
         futures = client.map(run_task, tasks, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         for f in dask_completed(futures):

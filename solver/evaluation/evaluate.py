@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import Game, SleuthError, show_value
+from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.queries import (
     AnyBelief,
@@ -33,6 +34,8 @@ from sleuth.solver.infoset.queries import (
 from sleuth.solver.strategies import Strategy
 
 MAX_DEPTH = 1000
+SPLIT_DEPTH = 2  # with workers, the subtrees this many queries down are walked on them
+DEFERRED = "deferred"  # a tree entry's mark while its subtree is with a worker
 
 
 @dataclass
@@ -88,12 +91,18 @@ Observer = Callable[[int, float, np.ndarray], None]
 def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | None = None,
                       seed: int = 0, progress: Callable[[int], None] | None = None,
                       root: AnyBelief | None = None,
-                      observer: Observer | None = None, tree: bool = False) -> Evaluation:
+                      observer: Observer | None = None, tree: bool = False,
+                      workers: Workers | None = None,
+                      recipe: Recipe | None = None) -> Evaluation:
     """Play every secret (or `secrets` of them, seeded) against `strategy`, as one tree.
     `root` is the starting belief (default: the enumerated prior; a CountedBelief
     evaluates on the symbolic backend). `observer(depth, entropy_bits, keys)` hears the
     information set's entropy after `depth` queries for the secrets (keys as in
-    `Evaluation.lengths`) whose games reach it, down to the query that ends each."""
+    `Evaluation.lengths`) whose games reach it, down to the query that ends each.
+    With `workers` (and the `recipe` that builds this game and strategy again), the
+    strategy's own search is split over them if it can (`Strategy.share`); otherwise
+    the subtrees SPLIT_DEPTH queries down are walked on the workers. The result is the
+    serial one."""
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
     ranks, keys = root.secrets(secrets, seed)
@@ -101,7 +110,19 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
         lambda depth, bits, targets: observer(depth, bits, keys[targets]))
     walker = _Walker(game, strategy, Stopper(game), progress, ranks, relay)
     walker.record = tree
+    if workers is not None:
+        if recipe is None or observer is not None or root.listing() is not root:
+            raise SleuthError("a split evaluation needs the enumerated backend and a recipe, "
+                              "and no observer", hint="drop --workers/--scheduler")
+        if not strategy.share(workers, recipe):
+            if not strategy.deterministic:
+                raise SleuthError(f"{strategy.name} draws random numbers as it plays: split "
+                                  "over workers its choices would differ from a serial run",
+                                  hint="drop --workers/--scheduler for this strategy")
+            walker.split = SPLIT_DEPTH
     first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
+    if walker.deferred:
+        walker.run_deferred(workers, recipe)
     lengths = {int(keys[t]): n for t, n in walker.lengths.items()}
     c = strategy.candidates
     weights = {} if game.model.prior is None else {
@@ -138,6 +159,27 @@ class _Walker:
         self.lengths: dict[int, int] = {}
         self.record = False  # build the decision tree (self.nodes[0] is its root)
         self.nodes: dict[int, dict[str, Any]] = {}
+        self.split: int | None = None  # the depth whose subtrees are left to workers
+        self.deferred: list[tuple[np.ndarray, np.ndarray, int]] = []  # (index, targets, depth)
+        self.slots: list[dict[str, Any]] = []  # the tree's entries the workers fill
+
+    def run_deferred(self, workers: Workers, recipe: Recipe) -> None:
+        """Walk the deferred subtrees on the workers, largest first; merge their lengths
+        and trees."""
+        order = sorted(range(len(self.deferred)), key=lambda k: -len(self.deferred[k][1]))
+        tasks = [(recipe, self.deferred[k][0], self.ranks[self.deferred[k][1]],
+                  self.deferred[k][2], self.record) for k in order]
+
+        def done(i: int, result: tuple[list[int], dict[str, Any] | None]) -> None:
+            targets = self.deferred[order[i]][1]
+            for t, n in zip(targets.tolist(), result[0], strict=True):
+                self.lengths[t] = n
+            if self.record:
+                self.slots[order[i]].update(result[1] or {})
+            if self.progress:
+                self.progress(len(targets))
+
+        workers.map(walk_part, tasks, done)
 
     def finish(self, targets: np.ndarray, depth: int) -> None:
         for t in targets.tolist():
@@ -148,6 +190,10 @@ class _Walker:
     def walk(self, belief: AnyBelief, targets: np.ndarray, depth: int) -> Query | None:
         """Solve the subtree at `belief` for `targets`; returns the query chosen here."""
         belief = self.strategy.prepared(belief)
+        if depth == self.split:
+            self.deferred.append((belief.index, targets, depth))
+            self.nodes[depth] = {DEFERRED: len(self.deferred) - 1}
+            return None
         if self.observer:
             self.observer(depth, belief.entropy_bits(), targets)
         if not self.stop_game and goal_reached(belief, self.game):
@@ -194,11 +240,28 @@ class _Walker:
                     f"{belief.size} remaining hypotheses",
                     hint="these hypotheses may be indistinguishable by any query")
             self.walk(after, mine, depth + 1)
-            if self.record:
-                node["branches"].append({"feedback": feedback, **self.nodes.pop(depth + 1)})
+            if self.record or self.split is not None:
+                entry = {"feedback": feedback, **self.nodes.pop(depth + 1, {})}
+                if DEFERRED in entry:
+                    self.slots.append(entry)  # in the order deferred
+                    del entry[DEFERRED]
+                node["branches"].append(entry)
         if self.record:
             self.nodes[depth] = node
         return query
+
+
+def walk_part(recipe: Recipe, index: np.ndarray, ranks: np.ndarray, depth: int,
+              record: bool) -> tuple[list[int], dict[str, Any] | None]:
+    """A worker's task: walk the subtree at the prior's hypotheses `index` (reached
+    after `depth` queries) for the secrets `ranks`; their lengths, and the subtree."""
+    game, strategy = recipe.build()
+    prior = Belief.prior(game)
+    belief = prior.restrict(np.isin(prior.index, index), "a deferred part of the tree")
+    walker = _Walker(game, strategy, Stopper(game), None, ranks)
+    walker.record = record
+    walker.walk(belief, np.arange(len(ranks), dtype=np.int64), depth)
+    return [walker.lengths[t] for t in range(len(ranks))], walker.nodes.get(depth)
 
 
 __all__ = ["Evaluation", "Stopper", "evaluate_strategy", "has_stop"]

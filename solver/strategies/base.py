@@ -127,6 +127,13 @@ class Strategy:
         its time grows with; None for strategies bounded otherwise (a time budget)."""
         return None
 
+    def share(self, workers: Any, recipe: Any) -> bool:
+        """Take a pool of workers (evaluation/cluster.py) for the strategy's own search,
+        with the recipe that builds this strategy again in a worker; True if it does
+        (an exact search splits its first level), and then `evaluate` walks the tree
+        here. False: `evaluate` splits the tree's first levels over the workers."""
+        return False
+
     def proven(self, belief: AnyBelief) -> dict[str, Any] | None:
         """What the strategy proves about play from `belief` (an exact search: the optimal
         total and worst case); None for strategies that prove nothing."""

@@ -165,6 +165,25 @@ class OptimalSearch:
 
     def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
                 stab: np.ndarray | None) -> tuple | None:
+        order, lbq, lbw, krank, going, codes = self.ordered(hyps, depth, stab)
+        best: tuple | None = None
+        for i in order:
+            if lbq[i] > bound or (best is not None and
+                                  (lbq[i], lbw[i], krank[i]) >= best[:3]):
+                break
+            tree = self._try(hyps, codes[i], going[i], depth,
+                             bound if best is None else min(bound, best[0]),
+                             None if stab is None else self.symmetry.fixing(stab, i))
+            if tree is not None:
+                cand = (tree[0], tree[1], int(krank[i]), i)
+                if best is None or cand < best:
+                    best = cand
+        return None if best is None else (best[0], best[1], best[3])
+
+    def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None) -> tuple:
+        """The useful queries at `hyps` in the order they are tried (by the lower bounds
+        of their total and depth, then tie-break K), with those bounds, K's ranks, each
+        query's going part sizes and the codes: (order, lbq, lbw, krank, going, codes)."""
         n = len(hyps)
         codes = self.codes[:, hyps]
         q = len(self.queries)
@@ -186,21 +205,25 @@ class OptimalSearch:
         krank = np.where(possible, 0, q) + np.arange(q)
         if depth is not None:
             useful &= lbw <= depth
-        best: tuple | None = None
-        for i in np.lexsort((krank, lbw, lbq)).tolist():
-            if not useful[i]:
+        order = [i for i in np.lexsort((krank, lbw, lbq)).tolist() if useful[i]]
+        return order, lbq, lbw, krank, going, codes
+
+    def plan(self, hyps: np.ndarray, depth: int | None) -> dict[bytes, tuple]:
+        """The solved tree below `hyps` (solved exactly within `depth`), as the memo holds
+        it: sorted hypotheses' bytes -> (total, worst, query index)."""
+        out: dict[bytes, tuple] = {}
+        stack = [(hyps, depth)]
+        while stack:
+            here, d = stack.pop()
+            if self.terminal(here):
                 continue
-            if lbq[i] > bound or (best is not None and
-                                  (lbq[i], lbw[i], krank[i]) >= best[:3]):
-                break
-            tree = self._try(hyps, codes[i], going[i], depth,
-                             bound if best is None else min(bound, best[0]),
-                             None if stab is None else self.symmetry.fixing(stab, i))
-            if tree is not None:
-                cand = (tree[0], tree[1], int(krank[i]), i)
-                if best is None or cand < best:
-                    best = cand
-        return None if best is None else (best[0], best[1], best[3])
+            got = self.memo[self.key(here, d)]
+            out[here.tobytes()] = got
+            row, stops = self.codes[got[2], here], self.stops[got[2]]
+            for c in np.unique(row).tolist():
+                if not stops[c]:
+                    stack.append((here[row == c], None if d is None else d - 1))
+        return out
 
     def _try(self, hyps: np.ndarray, row: np.ndarray, going: np.ndarray, depth: int | None,
              limit: int, stab: np.ndarray | None) -> tuple[int, int] | None:
@@ -275,6 +298,14 @@ class Optimal(ListedStrategy):
         super().__init__(candidates, seed, **options)
         self.search = OptimalSearch(candidates)
         self.budgets: dict[bytes, int] = {}
+        self.plan: dict[bytes, tuple] = {}  # trees solved on workers: set -> (total, worst, q)
+        self.workers: Any = None
+        self.recipe: Any = None
+
+    def share(self, workers: Any, recipe: Any) -> bool:
+        """Split the search's first level over the workers (optimal_split.py)."""
+        self.workers, self.recipe = workers, recipe
+        return True
 
     def value(self, belief: AnyBelief) -> tuple[int, int]:
         """The proven (total, worst case) from this belief."""
@@ -294,8 +325,8 @@ class Optimal(ListedStrategy):
         if not self.search.stop_game and goal_reached(belief, self.candidates.game):
             raise SleuthError("the goal is already reached: there is nothing to ask")
         total, worst, q = self._solve(hyps)
-        if self.worst_first:  # the children's budgets, for the calls that follow
-            depth = self.budgets[hyps.tobytes()]
+        if self.worst_first and hyps.tobytes() not in self.plan:
+            depth = self.budgets[hyps.tobytes()]  # the children's, for the calls that follow
             row, stops = self.search.codes[q, hyps], self.search.stops[q]
             for c in np.unique(row).tolist():
                 if not stops[c]:
@@ -303,6 +334,21 @@ class Optimal(ListedStrategy):
         return self.search.queries[q]
 
     def _solve(self, hyps: np.ndarray) -> tuple:
+        planned = self.plan.get(hyps.tobytes())
+        if planned is not None:
+            return planned
+        if self.workers is not None:
+            from sleuth.solver.strategies.optimal_split import least_depth_split, split_solve
+
+            if self.worst_first:
+                _, got, plan = least_depth_split(self.search, hyps, self.workers, self.recipe)
+            else:
+                got, plan = split_solve(self.search, hyps, None, self.workers, self.recipe)
+            if got is None:
+                raise SleuthError("no sequence of queries finishes every secret",
+                                  hint="these hypotheses may be indistinguishable")
+            self.plan.update(plan)
+            return got
         depth = None
         if self.worst_first:
             depth = self.budgets.get(hyps.tobytes())

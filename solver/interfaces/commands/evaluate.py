@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from sleuth.compiler.api import SleuthError
+from sleuth.compiler.api import SleuthError, spec_path
+from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.evaluation.trees import verify_tree, write_tree
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
@@ -34,9 +35,16 @@ from sleuth.solver.interfaces.options import (
 @click.option("--tree", "tree_file", type=click.Path(dir_okay=False), default=None,
               help="Write the decision tree to this JSON file, and as text next to it "
                    "(.txt); check it with `sleuth verify-tree`.")
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="Split the work over this many local Dask worker processes (the "
+                   "optimal search's first level, else the subtrees two queries down); "
+                   "the result is the serial one. Needs the `cluster` extra.")
+@click.option("--scheduler", default=None, metavar="ADDR",
+              help="Split the work over the workers of the Dask scheduler at ADDR.")
 def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | None,
-             **kwargs: Any) -> None:
+             workers: int | None, scheduler: str | None, **kwargs: Any) -> None:
     """Play every secret of SPEC against a strategy (one tree over feedback partitions)."""
+    recipe = recipe_of(spec, kwargs)
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
     strategy = make_from_options(game, opts)
@@ -44,11 +52,20 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     total = min(secrets or root.size, root.size)
     if tree_file is not None and secrets is not None:
         raise SleuthError("--tree writes the whole tree: it cannot be combined with --secrets")
-    with progress_bar(total, f"evaluating {strategy.name}") as advance:
-        result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance, root,
-                                   tree=tree_file is not None)
+    if workers is not None and scheduler is not None:
+        raise SleuthError("--workers starts local workers; --scheduler uses a cluster's: "
+                          "give one of them")
+    pool = Workers(workers, scheduler) if workers or scheduler else None
+    try:
+        with progress_bar(total, f"evaluating {strategy.name}") as advance:
+            result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance,
+                                       root, tree=tree_file is not None, workers=pool,
+                                       recipe=recipe)
+            proof = strategy.proven(root) if secrets is None else None
+    finally:
+        if pool is not None:
+            pool.close()
     data = {**result.to_json(), "backend": backend}
-    proof = strategy.proven(root) if secrets is None else None
     if proof is not None:
         if (proof["total"], proof["worst"]) != (data["total"], data["worst"]):
             raise SleuthError(f"{strategy.name}: the search proved total {proof['total']} "
@@ -86,6 +103,15 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     for length, count in data["histogram"].items():
         bar = "#" * max(1, round(40 * count / peak))
         console.print(f"  {length:>3} queries {count:>8,}  {bar}")
+
+
+def recipe_of(spec: str, kwargs: dict[str, Any]) -> Recipe:
+    """How a worker builds this command's game and strategy again."""
+    options = tuple(sorted((k.removeprefix("strategy_"), v) for k, v in kwargs.items()
+                           if k.startswith("strategy_") and v is not None))
+    return Recipe(str(Path(spec_path(spec)).resolve()), tuple(kwargs["overrides"]),
+                  kwargs["max_hypotheses"], kwargs["memory_mb"], kwargs["data_anywhere"],
+                  kwargs["strategy"], options, kwargs["guesses"], kwargs["seed"])
 
 
 @click.command("verify-tree")
