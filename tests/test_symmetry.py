@@ -167,3 +167,27 @@ def test_column_counts_agree_with_row_counts(n, queries):
     weights = rng.random(n)
     assert np.array_equal(count_columns(labels, 7, None), count_parts(labels.T, 7, None))
     assert np.allclose(count_columns(labels, 7, weights), count_parts(labels.T, 7, weights))
+
+
+@pytest.mark.parametrize("name, params", [("mastermind", {"pegs": 3, "colours": 3}),
+                                          ("black-peg-mastermind", {"pegs": 3, "colours": 3})])
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_exact_search_with_transpositions_is_the_listed_groups(monkeypatch, name, params,
+                                                                strategy):
+    """A group over LIMIT elements is kept as transpositions; the search proves the same
+    values and chooses the same queries as with the group listed, and as with none."""
+    import sleuth.solver.infoset.symmetry as symmetry
+    from sleuth.solver.infoset.belief import Belief
+
+    def solved(limit: int | None):
+        monkeypatch.setattr(symmetry, "LIMIT", limit or symmetry.LIMIT)
+        game = load_game(SPECS / f"{name}.yaml", params)
+        s = make_strategy(strategy, Candidates(game, "any"))
+        if limit is None:
+            s.search.symmetry = None
+        kind = type(s.search.symmetry).__name__
+        return kind, evaluate_strategy(game, s, name, tree=True).tree, s.value(Belief.prior(game))
+
+    listed, small, none = solved(10**9), solved(2), solved(None)
+    assert (listed[0], small[0], none[0]) == ("Symmetry", "Transpositions", "NoneType")
+    assert listed[1:] == small[1:] == none[1:]

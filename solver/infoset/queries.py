@@ -189,7 +189,7 @@ class Candidates:
         if listed is None or listed.game is not self.game or self.game.transient:
             return None
         found = self._transpositions(block)
-        return found.representatives(listed.index) if found else None
+        return found.firsts(listed.index) if found else None
 
     def _transpositions(self, block: Block) -> Any:
         """The block's proved symmetries as transpositions (symmetry.py), or False."""

@@ -38,6 +38,7 @@ possible secret).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,7 @@ class Symmetry:
         self.hyps = hyps
         self.queries = queries
         self.generators = generators  # what each kept generator permutes, for reports
+        self.inherit = True  # a part's stabiliser is its parent's, fixing the query
 
     @property
     def size(self) -> int:
@@ -94,7 +96,7 @@ def of_game(game: Game) -> tuple[Symmetry, np.ndarray] | None:
 def orbit_levels(symmetry: Symmetry, codes: np.ndarray) -> list[dict[str, int]]:
     """Query orbits at the root and one query down (each root orbit's representative and
     each of its feedbacks, under the symmetries that fix the representative)."""
-    everyone = np.arange(symmetry.size)
+    everyone = symmetry.stabiliser(np.arange(codes.shape[1]))
     reps = np.flatnonzero(symmetry.representatives(everyone))
     level2 = {"nodes": 0, "orbits": 0, "queries": 0}
     for q in reps.tolist():
@@ -107,15 +109,20 @@ def orbit_levels(symmetry: Symmetry, codes: np.ndarray) -> list[dict[str, int]]:
     return [{"nodes": 1, "orbits": len(reps), "queries": codes.shape[0]}, level2]
 
 
-def detect(game: Game, codes: np.ndarray | None, query_ranks: np.ndarray) -> Symmetry | None:
-    """The symmetry group (every element listed, up to LIMIT) of a game whose secret is one
-    sequence or scalar over a range or enum domain and whose queries (all of them, in
-    `query_ranks` order) have that domain; None when the structure is other or nothing
-    survives. `codes` (queries x hypotheses), when given, checks the generators the
-    expressions do not prove."""
+def detect(game: Game, codes: np.ndarray | None,
+           query_ranks: np.ndarray) -> Symmetry | Transpositions | None:
+    """The symmetries of a game whose secret is one sequence or scalar over a range or
+    enum domain and whose queries (all of them, in `query_ranks` order) have that
+    domain: the group listed element by element when it has at most LIMIT elements,
+    else as transpositions; None when the structure is other or nothing survives.
+    `codes` (queries x hypotheses), when given, checks the generators the expressions
+    do not prove."""
     found = _generators(game, codes, query_ranks)
     if not found:
         return None
+    group = transpositions(game, query_ranks, found)
+    if group.order > LIMIT:
+        return group
     return Symmetry(*_closure([g.hyps for g in found], [g.queries for g in found]),
                     [g.name for g in found])
 
@@ -125,23 +132,42 @@ class Transpositions:
     within a block of interchangeable ones), never composed: at an information set, the
     transpositions that map it onto itself generate part of its stabiliser, and their
     query orbits come from joining each query with its images (no group is listed, so
-    this scales to groups of millions)."""
+    this scales to groups of millions). It offers the exact searches the interface of
+    `Symmetry` (stabiliser, fixing, representatives) with transposition indices."""
 
-    def __init__(self, found: list[Found], queries: int):
+    def __init__(self, found: list[Found], queries: int, order: int):
         self.names = [g.name for g in found]
+        self.generators = [g.name for g in found if g.pair[1] == g.pair[0] + 1]  # for reports
         self.hyps = np.stack([g.hyps for g in found])
         self.queries = np.stack([g.queries for g in found])
-        self.size = queries
+        self.nqueries = queries
+        self.order = order  # the size of the group they generate
+        self.size = order
+        # A part's own stabilising transpositions are found afresh (cheaply): they may
+        # be more than those inherited from the parent.
+        self.inherit = False
 
-    def representatives(self, members: np.ndarray) -> np.ndarray | None:
-        """Which queries are the first of their orbit under the transpositions that map
-        the hypotheses `members` onto themselves; None when none does."""
+    def stabiliser(self, members: np.ndarray) -> np.ndarray:
+        """The transpositions (indices) that map the hypotheses `members` onto themselves."""
         inside = np.zeros(self.hyps.shape[1], dtype=bool)
         inside[members] = True
-        fixing = self.queries[inside[self.hyps[:, members]].all(axis=1)]
-        if not len(fixing):
-            return None
-        return _least_labels(fixing) == np.arange(self.size)
+        return np.flatnonzero(inside[self.hyps[:, members]].all(axis=1))
+
+    def fixing(self, stab: np.ndarray, query: int) -> np.ndarray:
+        """Those of `stab` that map `query` to itself."""
+        return stab[self.queries[stab, query] == query]
+
+    def representatives(self, stab: np.ndarray) -> np.ndarray:
+        """Which queries are the first of their orbit under the transpositions `stab`."""
+        if not len(stab):
+            return np.ones(self.nqueries, dtype=bool)
+        return _least_labels(self.queries[stab]) == np.arange(self.nqueries)
+
+    def firsts(self, members: np.ndarray) -> np.ndarray | None:
+        """Which queries are the first of their orbit under the transpositions that map
+        the hypotheses `members` onto themselves; None when none does."""
+        stab = self.stabiliser(members)
+        return self.representatives(stab) if len(stab) else None
 
 
 def hypothesis_firsts(group: Transpositions) -> np.ndarray:
@@ -160,7 +186,7 @@ def orbit_matrix(group: Transpositions, first: np.ndarray) -> np.ndarray:
     own inverse), codes[q, h] = codes[t(q), h']: a hypothesis's row is a permuted copy
     of another's, one gather instead of the feedback expressions over every query."""
     hyps = group.hyps.shape[1]
-    out = np.empty((hyps, group.size), dtype=first.dtype)
+    out = np.empty((hyps, group.nqueries), dtype=first.dtype)
     done = np.zeros(hyps, dtype=bool)
     frontier = hypothesis_firsts(group)
     out[frontier] = first
@@ -192,18 +218,21 @@ def _least_labels(maps: np.ndarray) -> np.ndarray:
             return label
 
 
-def transpositions(game: Game, query_ranks: np.ndarray) -> Transpositions | None:
-    """The game's interchangeable values and positions as proved from its expressions (no
-    feedback matrix is built: this is for games too large for one), as transpositions."""
-    adjacent = _generators(game, None, query_ranks)
+def transpositions(game: Game, query_ranks: np.ndarray,
+                   adjacent: list[Found] | None = None) -> Transpositions | None:
+    """The game's interchangeable values and positions, as transpositions: from the
+    adjacent ones that are symmetries (`adjacent`; default: those proved from the
+    expressions, with no feedback matrix built, for games too large for one)."""
+    adjacent = _generators(game, None, query_ranks) if adjacent is None else adjacent
     if not adjacent:
         return None
     m, length = _shape(game)
     hyp_ranks = game.hypotheses.ranks
-    found = []
+    found, order = [], 1
     for kind, blocks in (("values", _blocks(adjacent, "values")),
                          ("positions", _blocks(adjacent, "positions"))):
         for block in blocks:
+            order *= math.factorial(len(block))
             for a, b in itertools.combinations(block, 2):
                 perm = np.arange(m if kind == "values" else length)
                 perm[[a, b]] = perm[[b, a]]
@@ -211,7 +240,7 @@ def transpositions(game: Game, query_ranks: np.ndarray) -> Transpositions | None
                 q = _mapped(query_ranks, query_ranks, m, length, kind, perm)
                 if h is not None and q is not None:  # members of the group: always
                     found.append(Found(f"{kind} {a} <-> {b}", kind, (a, b), h, q))
-    return Transpositions(found, len(query_ranks))
+    return Transpositions(found, len(query_ranks), order)
 
 
 @dataclass

@@ -154,7 +154,7 @@ class OptimalSearch:
         if isinstance(hit, tuple) or (hit is not None and hit > bound):
             return hit
         self.nodes += 1
-        if self.symmetry is not None and stab is None:
+        if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
             stab = self.symmetry.stabiliser(hyps)
         best = self._search(hyps, depth, bound, stab)
         if best is None:
