@@ -16,12 +16,9 @@ import pytest
 from sleuth.compiler.api import Budget, load_game, load_game_text
 from sleuth.compiler.invariance import positions_interchangeable, values_interchangeable
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.infoset.queries import Candidates, count_columns, count_parts
-from sleuth.solver.infoset.symmetry import (
-    hypothesis_firsts,
-    orbit_matrix,
-    transpositions,
-)
+from sleuth.solver.infoset.codes import count_columns, count_parts
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.infoset.symmetry import links, orbit_matrix, transpositions
 from sleuth.solver.strategies import make_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,7 +103,8 @@ def test_proved_transpositions_hold_on_the_compiled_matrix(name, params):
     assert group is not None and len(group.names) >= 2
     for h, q in zip(group.hyps, group.queries, strict=True):
         assert np.array_equal(codes[np.ix_(q, h)], codes)
-    filled = orbit_matrix(group, codes[:, hypothesis_firsts(group)].T)
+    tree = links(group)
+    filled = orbit_matrix(tree, codes[:, tree.firsts].T)
     assert np.array_equal(filled, codes.T)
 
 
@@ -191,3 +189,22 @@ def test_exact_search_with_transpositions_is_the_listed_groups(monkeypatch, name
     listed, small, none = solved(10**9), solved(2), solved(None)
     assert (listed[0], small[0], none[0]) == ("Symmetry", "Transpositions", "NoneType")
     assert listed[1:] == small[1:] == none[1:]
+
+
+def test_rows_made_on_demand_under_a_small_budget():
+    """MM(4,6) at 1 MiB: no full matrix fits, rows are made from one per orbit and kept
+    up to the budget (least recently used out). Random requests agree with the kernels,
+    and a whole evaluation is the one without any symmetry."""
+    game = load_game(SPECS / "mastermind.yaml", {}, Budget(memory_mb=1))
+    c = Candidates(game)
+    block = c.blocks[0]
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        index = np.sort(rng.choice(1296, int(rng.integers(1, 200)), replace=False))
+        positions = np.sort(rng.choice(1296, 40, replace=False))
+        assert np.array_equal(c.codes(block, positions, game, index),
+                              game.feedback_matrix("guess", block.ranks[positions], index))
+    kept = game.memo.get(("matrix", "guess"), lambda: None)
+    assert type(kept).__name__ == "RowCache" and kept.capacity < 1296
+    fast = lengths(game, "minimax", "any", True)
+    assert fast == lengths(load_game(SPECS / "mastermind.yaml"), "minimax", "any", False)

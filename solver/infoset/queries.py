@@ -31,6 +31,15 @@ from sleuth.compiler.api import (
     interpret,
     ir,
 )
+from sleuth.solver.infoset.codes import (
+    MIN_ROWS,
+    CodeMatrix,
+    RowCache,
+    compact,
+    count_columns,
+    count_parts,
+    rows_that_fit,
+)
 from sleuth.solver.infoset.protocol import InformationSet
 
 if TYPE_CHECKING:
@@ -38,8 +47,6 @@ if TYPE_CHECKING:
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
 CHEAP_MATRIX = 1 << 24  # (query, hypothesis) pairs: a full feedback matrix this small is kept
-RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
-ROW_COPY = 1 << 26  # bytes: a kept matrix's rows for a set this small are copied, then cut
 
 
 @dataclass(frozen=True)
@@ -245,23 +252,24 @@ class Candidates:
     def codes(self, block: Block, positions: np.ndarray, game: Game,
               index: np.ndarray) -> np.ndarray:
         """Feedback codes (len(positions), len(index)) of a deterministic block."""
-        full = self._matrix(block, game, build=self._worth_building(block, game, positions,
+        kept = self._matrix(block, game, build=self._worth_building(block, game, positions,
                                                                    index))
-        if full is None:
+        labels = None if kept is None else kept.cut(index, positions, len(block.ranks))
+        if labels is None:
             return game.feedback_matrix(block.action.name, block.ranks[positions], index)
-        return full.book[full.cut(index, positions, len(block.ranks)).T]
+        return kept.book[labels.T]
 
     def part_counts(self, block: Block, positions: np.ndarray, game: Game, index: np.ndarray,
                     weights: np.ndarray | None) -> np.ndarray:
         """Part sizes (weights None) or masses of the queries at `positions` on the
         hypotheses `index`: (queries, parts), parts in some fixed order, maybe empty."""
-        full = self._matrix(block, game, build=self._worth_building(block, game, positions,
+        kept = self._matrix(block, game, build=self._worth_building(block, game, positions,
                                                                    index))
-        if full is None:
+        labels = None if kept is None else kept.cut(index, positions, len(block.ranks))
+        if labels is None:
             codes = game.feedback_matrix(block.action.name, block.ranks[positions], index)
             return count_parts(codes, game.coder(block.action.name).size, weights)
-        return count_columns(full.cut(index, positions, len(block.ranks)), len(full.book),
-                             weights)
+        return count_columns(labels, len(kept.book), weights)
 
     def _worth_building(self, block: Block, game: Game, positions: np.ndarray,
                         index: np.ndarray) -> bool:
@@ -293,7 +301,8 @@ class Candidates:
                     return self.codes(b, np.array([pos]), game, index)[0]
         return game.feedback_matrix(query.action, np.array([query.rank]), index)[0]
 
-    def _matrix(self, block: Block, game: Game, build: bool = True) -> CodeMatrix | None:
+    def _matrix(self, block: Block, game: Game,
+                build: bool = True) -> CodeMatrix | RowCache | None:
         """The block's full feedback matrix (queries x all hypotheses), if it fits and the
         game is not a transient one (a sample, scored once, maybe only in part); computed
         only when `build`, else only if already there."""
@@ -303,20 +312,24 @@ class Candidates:
         if not build and key not in game.memo:
             return None
 
-        def make() -> CodeMatrix | None:
+        def make() -> CodeMatrix | RowCache | None:
+            queries = len(block.ranks)
             group = self._orbits(block, game)
             if group:  # the orbits' first rows hold every code the matrix has
-                from sleuth.solver.infoset.symmetry import hypothesis_firsts, orbit_matrix
+                from sleuth.solver.infoset.symmetry import links, orbit_matrix
 
-                first = game.feedback_matrix(block.action.name, block.ranks,
-                                             hypothesis_firsts(group)).T
-                return CodeMatrix.fill(len(block.ranks), game, first, lambda dtype, lut:
-                                       orbit_matrix(group, lut[first]))
-            if len(block.ranks) * game.hypotheses.size * 4 > game.budget.memory_bytes // 2:
+                tree = links(group)
+                first = game.feedback_matrix(block.action.name, block.ranks, tree.firsts).T
+                book, dtype, lut = compact(first)
+                room = rows_that_fit(game, queries, dtype)
+                if room >= game.hypotheses.size:
+                    return CodeMatrix(orbit_matrix(tree, lut[first]), book)
+                return RowCache(tree, lut[first], book, room) if room >= MIN_ROWS else None
+            if queries * game.hypotheses.size * 4 > game.budget.memory_bytes // 2:
                 return None
             codes = game.feedback_matrix(block.action.name, block.ranks)
-            return CodeMatrix.fill(len(block.ranks), game, codes,
-                                   lambda dtype, lut: np.ascontiguousarray(lut[codes].T))
+            book, dtype, lut = compact(codes)
+            return CodeMatrix(np.ascontiguousarray(lut[codes].T), book)
 
         return game.memo.get(key, make)
 
@@ -331,70 +344,6 @@ class Candidates:
         """P(answer | h) for a response query: (possible answers, the belief's hypotheses)."""
         args = self.game.space(block.action.name).value(int(block.ranks[position]))
         return answer_matrix(belief.game, block.action.name, args, belief.index)[1]
-
-
-@dataclass
-class CodeMatrix:
-    """A full feedback matrix kept compact and by hypothesis: data[h, q] is the place in
-    `book` (the codes that occur, in order) of query q's code on hypothesis h, one byte
-    when at most 256 codes occur. A small information set's rows are one short copy."""
-
-    data: np.ndarray  # (hypotheses, queries)
-    book: np.ndarray
-
-    def cut(self, index: np.ndarray, positions: np.ndarray, queries: int) -> np.ndarray:
-        """Labels (len(index), len(positions))."""
-        if len(positions) == queries:
-            return self.data[index]
-        if len(index) * queries <= ROW_COPY:
-            return self.data[index][:, positions]
-        return self.data[np.ix_(index, positions)]
-
-    @classmethod
-    def fill(cls, queries: int, game: Game, sample: np.ndarray,
-             build: Any) -> CodeMatrix | None:
-        """The matrix whose codes all occur in `sample`, from `build(dtype, lut)` (lut:
-        code -> place), if it fits half the memory budget; else None."""
-        book = np.unique(sample)
-        dtype = np.dtype(np.uint8 if len(book) <= 1 << 8 else np.uint16
-                         if len(book) <= 1 << 16 else np.int64)
-        if queries * game.hypotheses.size * dtype.itemsize > game.budget.memory_bytes // 2:
-            return None
-        lut = np.zeros(int(book.max()) + 1, dtype=dtype)
-        lut[book] = np.arange(len(book))
-        return cls(build(dtype, lut), book)
-
-
-def count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
-    """Row-wise bincount of codes (relabelled first when the code space is large)."""
-    rows, n = codes.shape
-    if radix > RELABEL_RADIX and radix > 4 * n:
-        uniq, inv = np.unique(codes, return_inverse=True)
-        codes, radix = inv.reshape(rows, n), len(uniq)
-    offsets = (np.arange(rows, dtype=np.int64) * radix)[:, None]
-    flat = (codes + offsets).ravel()
-    w = None if weights is None else np.broadcast_to(weights, codes.shape).ravel()
-    counts = np.bincount(flat, weights=w, minlength=rows * radix)
-    return counts.reshape(rows, radix)
-
-
-def count_columns(labels: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
-    """Part sizes (or masses) per column of (hypotheses x queries) labels: (queries, radix).
-    With more queries than hypotheses, one hypothesis is added at a time (a row holds
-    each query once, so a fancy-indexed add counts right)."""
-    n, queries = labels.shape
-    if n > queries:
-        base = np.arange(queries, dtype=np.int64) * radix
-        w = None if weights is None else np.repeat(weights, queries)
-        counts = np.bincount((labels + base).ravel(), weights=w, minlength=queries * radix)
-        return counts.reshape(queries, radix)
-    small = queries * radix < 1 << 31
-    base = np.arange(queries, dtype=np.int32 if small else np.int64) * radix
-    out = np.zeros(queries * radix, dtype=(np.int32 if small else np.int64)
-                   if weights is None else np.float64)
-    for i in range(n):
-        out[base + labels[i]] += 1 if weights is None else weights[i]
-    return out.reshape(queries, radix)
 
 
 class OutcomeTable:

@@ -176,33 +176,58 @@ def hypothesis_firsts(group: Transpositions) -> np.ndarray:
     return np.flatnonzero(_least_labels(group.hyps) == np.arange(hyps))
 
 
-def orbit_matrix(group: Transpositions, first: np.ndarray) -> np.ndarray:
-    """Every query's feedback code on every hypothesis, by hypothesis (hypotheses x
-    queries), from `first`: the codes of every query on the hypotheses of
-    `hypothesis_firsts` (one per orbit), in the matrix's dtype.
+@dataclass
+class Links:
+    """How every hypothesis's row of codes (every query on it) follows from one computed
+    row per orbit: h = t(parent[h]) for the transposition t = via[h], so, t being a
+    symmetry and its own inverse, codes[q, h] = codes[t(q), parent[h]]. A breadth-
+    first walk from the orbits' first hypotheses (`firsts`) sets the links, level by
+    level (`levels`: each hypothesis's parent is on the level before)."""
 
-    A breadth-first walk from those hypotheses reaches every hypothesis h as t(h') for
-    a transposition t and a hypothesis h' already filled; as t is a symmetry (and its
-    own inverse), codes[q, h] = codes[t(q), h']: a hypothesis's row is a permuted copy
-    of another's, one gather instead of the feedback expressions over every query."""
+    firsts: np.ndarray
+    parent: np.ndarray
+    via: np.ndarray
+    levels: list[np.ndarray]
+    perms: np.ndarray  # (transpositions, queries): each transposition on the queries
+
+
+def links(group: Transpositions) -> Links:
     hyps = group.hyps.shape[1]
-    out = np.empty((hyps, group.nqueries), dtype=first.dtype)
-    done = np.zeros(hyps, dtype=bool)
+    parent = np.full(hyps, -1, dtype=np.int64)
+    via = np.full(hyps, -1, dtype=np.int64)
     frontier = hypothesis_firsts(group)
-    out[frontier] = first
-    done[frontier] = True
+    parent[frontier] = frontier
+    levels = []
     while len(frontier):
         reached = []
-        for image, perm in zip(group.hyps, group.queries, strict=True):
+        for k, image in enumerate(group.hyps):
             img = image[frontier]
-            fresh = ~done[img]
+            fresh = parent[img] < 0
             img, first = np.unique(img[fresh], return_index=True)
-            src = frontier[fresh][first]
-            for lo in range(0, len(img), ROWS):
-                out[img[lo:lo + ROWS]] = np.take(out[src[lo:lo + ROWS]], perm, axis=1)
-            done[img] = True
+            parent[img] = frontier[fresh][first]
+            via[img] = k
             reached.append(img)
         frontier = np.concatenate(reached)
+        if len(frontier):
+            levels.append(frontier)
+    return Links(np.flatnonzero(parent == np.arange(hyps)), parent, via, levels,
+                 group.queries)
+
+
+def orbit_matrix(tree: Links, first: np.ndarray) -> np.ndarray:
+    """Every query's feedback code on every hypothesis, by hypothesis (hypotheses x
+    queries), from `first`: the codes of every query on the hypotheses `tree.firsts`
+    (one per orbit), in the matrix's dtype. Each other row is a permuted copy of its
+    parent's (`Links`): one gather instead of the feedback expressions over every
+    query."""
+    out = np.empty((len(tree.parent), first.shape[1]), dtype=first.dtype)
+    out[tree.firsts] = first
+    for level in tree.levels:  # every parent is filled on the level before
+        for lo in range(0, len(level), ROWS):
+            rows = level[lo:lo + ROWS]
+            for k in np.unique(tree.via[rows]).tolist():
+                mine = rows[tree.via[rows] == k]
+                out[mine] = np.take(out[tree.parent[mine]], tree.perms[k], axis=1)
     return out
 
 
@@ -356,4 +381,5 @@ def _closure(hyps: list[np.ndarray], queries: list[np.ndarray]) -> tuple[np.ndar
 
 
 __all__ = ["LIMIT", "Found", "Symmetry", "Transpositions", "detect", "of_game",
-           "hypothesis_firsts", "orbit_levels", "orbit_matrix", "transpositions"]
+           "Links", "hypothesis_firsts", "links", "orbit_levels", "orbit_matrix",
+           "transpositions"]
