@@ -358,6 +358,13 @@ class OutcomeTable:
         game = candidates.game
         everyone = np.arange(game.hypotheses.size, dtype=np.int64)
         blocks = candidates.blocks
+        need = candidates.size * game.hypotheses.size * 8
+        if need > game.budget.memory_bytes:
+            raise BudgetError(
+                f"the exact searches hold every query's code on every hypothesis: "
+                f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, "
+                f"over the {game.budget.memory_mb} MiB budget",
+                hint="raise --memory-mb if the machine has it, or use a heuristic strategy")
         self.queries = [Query(b.action.name, int(r)) for b in blocks for r in b.ranks.tolist()]
         self.codes = np.concatenate(
             [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,33 +81,44 @@ class Symmetry:
         return self.queries[stab].min(axis=0) == np.arange(self.queries.shape[1])
 
 
-def of_game(game: Game) -> tuple[Symmetry, np.ndarray] | None:
-    """The symmetries of a game whose one query block can be a secret, with the feedback
-    matrix (queries x hypotheses); None when there are none to find."""
+def of_game(game: Game) -> tuple[Symmetry | Transpositions, Callable[[int], np.ndarray],
+                                  int] | None:
+    """The symmetries of a game whose one query block can be a secret, a function giving
+    one query's codes on every hypothesis, and the number of queries; None when there
+    are none to find. A game small enough gets the exact searches' table (generators
+    checked on its matrix too); a larger one the symmetries proved from its
+    expressions, with no matrix built."""
     from sleuth.solver.infoset.queries import Candidates, OutcomeTable
 
     candidates = Candidates(game)
     blocks = candidates.blocks
     if len(blocks) != 1 or not blocks[0].secret_like or not blocks[0].deterministic:
         return None
-    table = OutcomeTable(candidates)
-    return None if table.symmetry is None else (table.symmetry, table.codes)
+    block = blocks[0]
+    if candidates.size * game.hypotheses.size * 8 <= game.budget.memory_bytes:
+        table = OutcomeTable(candidates)
+        found = table.symmetry
+        return None if found is None else (found, lambda q: table.codes[q], candidates.size)
+    group = detect(game, None, block.ranks)
+    return None if group is None else (group, lambda q: game.feedback_matrix(
+        block.action.name, block.ranks[[q]])[0], candidates.size)
 
 
-def orbit_levels(symmetry: Symmetry, codes: np.ndarray) -> list[dict[str, int]]:
+def orbit_levels(symmetry: Symmetry | Transpositions, row: Callable[[int], np.ndarray],
+                 queries: int) -> list[dict[str, int]]:
     """Query orbits at the root and one query down (each root orbit's representative and
     each of its feedbacks, under the symmetries that fix the representative)."""
-    everyone = symmetry.stabiliser(np.arange(codes.shape[1]))
+    everyone = symmetry.stabiliser(np.arange(len(row(0))))
     reps = np.flatnonzero(symmetry.representatives(everyone))
     level2 = {"nodes": 0, "orbits": 0, "queries": 0}
     for q in reps.tolist():
         fixing = symmetry.fixing(everyone, q)
         orbits = int(symmetry.representatives(fixing).sum())
-        parts = len(np.unique(codes[q]))
+        parts = len(np.unique(row(q)))
         level2["nodes"] += parts
         level2["orbits"] += orbits * parts
-        level2["queries"] += codes.shape[0] * parts
-    return [{"nodes": 1, "orbits": len(reps), "queries": codes.shape[0]}, level2]
+        level2["queries"] += queries * parts
+    return [{"nodes": 1, "orbits": len(reps), "queries": queries}, level2]
 
 
 def detect(game: Game, codes: np.ndarray | None,

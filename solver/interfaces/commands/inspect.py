@@ -95,9 +95,9 @@ def symmetry_summary(game: Any, backend: str) -> dict[str, Any] | None:
     found = of_game(game)
     if found is None:
         return None
-    sym, codes = found
+    sym, row, queries = found
     return {"group": sym.size, "generators": sym.generators,
-            "levels": orbit_levels(sym, codes)}
+            "levels": orbit_levels(sym, row, queries)}
 
 
 def print_summary(s: dict[str, Any]) -> None:
