@@ -208,3 +208,16 @@ def test_rows_made_on_demand_under_a_small_budget():
     assert type(kept).__name__ == "RowCache" and kept.capacity < 1296
     fast = lengths(game, "minimax", "any", True)
     assert fast == lengths(load_game(SPECS / "mastermind.yaml"), "minimax", "any", False)
+
+
+def test_a_large_game_reports_its_orbits_and_refuses_an_exact_search(capsys):
+    from sleuth.solver.interfaces.cli import main as sleuth
+
+    mm58 = ["mastermind", "--set", "pegs=5", "--set", "colours=8"]
+    sleuth(["info", *mm58, "--symmetry", "--json"])
+    sym = __import__("json").loads(capsys.readouterr().out)["symmetry"]
+    assert sym["group"] == 40320 * 120  # 8! colours x 5! positions
+    assert sym["levels"][0] == {"nodes": 1, "orbits": 7, "queries": 32768}
+    with pytest.raises(SystemExit) as stop:
+        sleuth(["evaluate", *mm58, "--strategy", "optimal"])
+    assert stop.value.code == 1 and "over the 512 MiB budget" in capsys.readouterr().err
