@@ -3,8 +3,10 @@
 At the root set S, the search takes the useful queries in its usual order. The
 first query's parts (most of the work: its tree is usually the best) are solved
 exactly, one task each, largest first; their total is a bound B. Every other query
-whose lower bounds could beat or tie that tree is then one task: the serial search's
-try, its parts in turn, each with the running limit, against B. A query whose tree
+whose lower bounds could beat or tie that tree is then tried against B: its parts
+dealt into one group per worker, each group a task that solves its parts in turn
+with the running limit (the serial search's try), limited by B less |S| and the
+other groups' lower bounds. A query whose tree
 is as good as B is solved exactly, so the least (total, worst, K rank) wins, as in
 the serial search. The winner's parts come back with their solved trees
 (`OptimalSearch.plan`), so a whole evaluation after the root is read from them, not
@@ -33,24 +35,40 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
     return got, plan, search.nodes - before
 
 
-def try_query(recipe: Recipe, hyps: np.ndarray, query: int, depth: int | None,
-              limit: int) -> tuple[tuple[int, int] | None, dict[bytes, tuple], int]:
-    """A worker's task: the best tree under one query at `hyps`, if its total is at most
-    `limit` (the serial search's try, parts in turn with the running limit), with its
-    solved trees; and the information sets this task searched."""
+def try_parts(recipe: Recipe, hyps: np.ndarray, query: int, codes: list[int],
+              depth: int | None, limit: int) -> tuple[tuple[int, int] | None,
+                                                      dict[bytes, tuple], int]:
+    """A worker's task: under one query at `hyps`, the parts with feedback `codes`, solved
+    in turn (largest first) with the running limit, as the serial search's try does:
+    their (total, worst) if the total is at most `limit`, else None; the solved trees;
+    and the information sets this task searched."""
     search: OptimalSearch = recipe.build()[1].search
     before = search.nodes
-    stab = None if search.symmetry is None else \
-        search.symmetry.fixing(search.symmetry.stabiliser(hyps), query)
     row = search.codes[query, hyps]
-    going = np.where(search.stops[query], 0, np.bincount(row, minlength=search.table.ncodes))
-    got = search._try(hyps, row, going, depth, limit, stab)
+    parts = sorted((hyps[row == c] for c in codes), key=len, reverse=True)
+    child = None if depth is None else depth - 1
+    total, worst = 0, 0
+    rest = sum(int(search.lb_total[len(p)]) for p in parts)
     plan: dict[bytes, tuple] = {}
-    if got is not None:
-        child = None if depth is None else depth - 1
-        for c in np.flatnonzero(going).tolist():
-            plan.update(search.plan(hyps[row == c], child))
-    return got, plan, search.nodes - before
+    for part in parts:
+        rest -= int(search.lb_total[len(part)])
+        got = search.solve(part, child, limit - total - rest)
+        if not isinstance(got, tuple) or total + got[0] + rest > limit:
+            return None, {}, search.nodes - before
+        total, worst = total + got[0], max(worst, got[1])
+        plan.update(search.plan(part, child))
+    return (total, worst), plan, search.nodes - before
+
+
+def groups(sizes: dict[int, int], k: int) -> list[list[int]]:
+    """Feedback codes dealt into at most k groups of about equal total size."""
+    out: list[list[int]] = [[] for _ in range(k)]
+    load = [0] * k
+    for code, size in sorted(sizes.items(), key=lambda cs: -cs[1]):
+        g = load.index(min(load))
+        out[g].append(code)
+        load[g] += size
+    return [g for g in out if g]
 
 
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
@@ -77,14 +95,31 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         best = (n + sum(v[0] for v, _, _ in got), 1 + max((v[1] for v, _, _ in got),
                                                           default=0), int(krank[i]), i)
         plan = {k: v for _, part, _ in got for k, v in (part or {}).items()}
-    # Every other query that could beat or tie it: one task each, limited by its total.
+    # Every other query that could beat or tie it: its parts dealt into one group per
+    # worker, each group tried in turn with the running limit, against that total.
     rest = [j for j in order[1:] if best is None or (lbq[j], lbw[j], krank[j]) < best[:3]]
     ceiling = NO_TREE - 1 if best is None else best[0]
-    tried = workers.map(try_query, [(recipe, hyps, j, depth, ceiling) for j in rest])
+    tasks, owners = [], []
+    for j in rest:
+        sizes = {c: int(going[j][c]) for c in np.flatnonzero(going[j]).tolist()}
+        dealt = groups(sizes, workers.size)
+        lows = [sum(int(search.lb_total[sizes[c]]) for c in g) for g in dealt]
+        for g, low in zip(dealt, lows, strict=True):
+            tasks.append((recipe, hyps, j, g, depth, ceiling - n - (sum(lows) - low)))
+        owners.append((j, len(dealt)))
+    tried = workers.map(try_parts, tasks)
     search.nodes += sum(t[2] for t in tried)
-    for j, (tree, part, _) in zip(rest, tried, strict=True):
-        if tree is not None and (best is None or (*tree, int(krank[j]), j) < best):
-            best, plan = (*tree, int(krank[j]), j), part
+    at = 0
+    for j, count in owners:
+        got = tried[at:at + count]
+        at += count
+        if any(t is None for t, _, _ in got):
+            continue
+        total = n + sum(t[0] for t, _, _ in got)
+        worst = 1 + max((t[1] for t, _, _ in got), default=0)
+        cand = (total, worst, int(krank[j]), j)
+        if total <= ceiling and (best is None or cand < best):
+            best, plan = cand, {k: v for _, part, _ in got for k, v in part.items()}
     if best is None:
         return None, {}
     tree = (best[0], best[1], best[3])
@@ -103,4 +138,4 @@ def least_depth_split(search: OptimalSearch, hyps: np.ndarray, workers: Workers,
     return d, None, {}
 
 
-__all__ = ["least_depth_split", "solve_part", "split_solve", "try_query"]
+__all__ = ["groups", "least_depth_split", "solve_part", "split_solve", "try_parts"]
