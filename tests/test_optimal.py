@@ -99,6 +99,47 @@ def brute_coin(coins: int, worst_first: bool) -> tuple[int, int]:
     return cost(frozenset(secrets))
 
 
+def brute_coin_by_status(coins: int, worst_first: bool) -> tuple[int, int]:
+    """The same exhaustive minimisation, over every weighing, on states counted by coin
+    status: how many coins can still be only heavy, only light, either, or neither
+    (genuine). Relabelling coins maps an information set to one of the same cost, so
+    the counts are all that matters; a weighing is how many coins of each status go on
+    each pan. Checked against brute_coin for small games, then used for 12 coins."""
+
+    @cache
+    def cost(h: int, lo: int, both: int) -> tuple[int, int]:
+        n = h + lo + 2 * both
+        if n <= 1:
+            return (0, 0)
+        genuine = coins - h - lo - both
+        best = None
+        counts = (h, lo, both, genuine)
+        for left in itertools.product(*(range(c + 1) for c in counts)):
+            size = sum(left)
+            if not 1 <= size <= coins // 2:
+                continue
+            spare = [c - a for c, a in zip(counts, left, strict=True)]
+            for right in itertools.product(*(range(c + 1) for c in spare)):
+                if sum(right) != size:
+                    continue
+                (lh, ll, lb, _), (rh, rl, rb, _) = left, right
+                parts = [(lh + lb, rl + rb, 0), (rh + rb, ll + lb, 0),
+                         (h - lh - rh, lo - ll - rl, both - lb - rb)]
+                sizes = [a + b + 2 * c for a, b, c in parts]
+                if max(sizes) == n:
+                    continue  # it splits nothing
+                total, worst = n, 1
+                for part, m in zip(parts, sizes, strict=True):
+                    if m:
+                        t, d = cost(*part)
+                        total, worst = total + t, max(worst, d + 1)
+                cand = (worst, total) if worst_first else (total, worst)
+                best = cand if best is None else min(best, cand)
+        return (best[1], best[0]) if worst_first else best
+
+    return cost(0, 0, coins)
+
+
 def sleuth_value(spec: str, overrides: dict, strategy: str) -> tuple[int, int, tuple]:
     game = load_game(spec, overrides)
     s = make_strategy(strategy, Candidates(game, "any"))
@@ -125,6 +166,20 @@ def test_coin_optimum_equals_brute_force(coins, strategy):
     total, worst, proven = sleuth_value(str(ROOT / "specs" / "counterfeit-coin.yaml"),
                                         {"coins": coins}, strategy)
     assert (total, worst) == want == proven
+
+
+@pytest.mark.parametrize("coins", [3, 4, 5])
+@pytest.mark.parametrize("worst_first", [False, True])
+def test_coin_by_status_is_the_plain_brute_force(coins, worst_first):
+    assert brute_coin_by_status(coins, worst_first) == brute_coin(coins, worst_first)
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_coin_12_optimum_equals_the_exhaustive_minimisation(strategy):
+    want = brute_coin_by_status(12, strategy == "optimal-worst")
+    total, worst, proven = sleuth_value(str(ROOT / "specs" / "counterfeit-coin.yaml"), {},
+                                        strategy)
+    assert (total, worst) == want == proven == (72, 3)
 
 
 def test_known_values():
