@@ -219,18 +219,22 @@ class _Walker:
         target_codes = branch.codes(self.ranks[targets])
         children = ((code, lambda code=code: branch.child(code))
                     for code in np.unique(target_codes).tolist())
+        keep = self.record or self.split is not None  # the tree, or its deferred places
         node: dict[str, Any] = {"query": _query_json(self.strategy.candidates, query),
-                                "secrets": len(targets), "branches": []}
+                                "secrets": len(targets), "branches": []} if self.record \
+            else {"branches": []}
+        coder = self.game.coder(query.action)
         for code, child in children:
             mine = targets[target_codes == code]
-            feedback = {k: show_value(v) for k, v in
-                        self.game.coder(query.action).decode(code).items()}
+            feedback = {k: show_value(v) for k, v in coder.decode(code).items()} \
+                if keep else {}
             if self.stop_game and self.stops(query, code):
                 if self.observer:
                     self.observer(depth + 1, child().entropy_bits(), mine)
                 self.finish(mine, depth + 1)
-                node["branches"].append({"feedback": feedback, "end": True,
-                                         "secrets": len(mine)})
+                if keep:
+                    node["branches"].append({"feedback": feedback, "end": True,
+                                             "secrets": len(mine)})
                 continue
             after = child()
             if after.size == belief.size and self.strategy.deterministic:
@@ -240,7 +244,7 @@ class _Walker:
                     f"{belief.size} remaining hypotheses",
                     hint="these hypotheses may be indistinguishable by any query")
             self.walk(after, mine, depth + 1)
-            if self.record or self.split is not None:
+            if keep:
                 entry = {"feedback": feedback, **self.nodes.pop(depth + 1, {})}
                 if DEFERRED in entry:
                     self.slots.append(entry)  # in the order deferred

@@ -17,6 +17,7 @@ from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
 SHORTCUT = 16  # try the possible secrets first while they are at most 1/16 of the queries
+ORBIT_SET = 16  # orbits are looked for in information sets of at least this many
 
 
 class Option:
@@ -202,8 +203,9 @@ class ScoringStrategy(Strategy):
         c = self.candidates
         n = belief.size
         if not self.even_split_best or not belief.uniform or not c.any_secret_like or \
-                n * SHORTCUT > c.size or not all(b.deterministic for b in c.blocks):
-            return None
+                c.guesses == "consistent" or n * SHORTCUT > c.size or \
+                not all(b.deterministic for b in c.blocks):
+            return None  # (with consistent guesses the possible secrets are all it scores)
         scored = []
         for b in c.blocks:  # every possible secret is allowed (any, or consistent)
             pos = c.possible_positions(b, belief) if b.secret_like else []
@@ -232,6 +234,8 @@ class ScoringStrategy(Strategy):
         """The allowed queries of a block, one per orbit where the game has symmetries (the
         first of each: the one tie-break K would take among them)."""
         allowed = self.candidates.allowed(block, belief)
+        if belief.size < ORBIT_SET:
+            return allowed  # scoring a few hypotheses costs less than finding orbits
         firsts = self.candidates.representatives(block, belief)
         return allowed if firsts is None else allowed[firsts[allowed]]
 
