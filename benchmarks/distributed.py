@@ -8,8 +8,8 @@ includes starting the cluster and building the game in each worker.
     python benchmarks/distributed.py [--workers 2] [--cases small|all]
 
 Cases: MM(4,4) and MM(4,6) optimal (the search's first level split), MM(4,6)
-optimal-worst, and MM(5,8) minimax at --memory-mb 3072 (subtrees two queries down
-walked on the workers, each building its own feedback matrix).
+optimal-worst, and MM(5,8) minimax (the subtrees one query down walked on the
+workers, each keeping its own feedback rows).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ CASES = {
     "MM(4,6) optimal": ["mastermind", "--strategy", "optimal"],
     "MM(4,6) optimal-worst": ["mastermind", "--strategy", "optimal-worst"],
     "MM(5,8) minimax": ["mastermind", "--set", "pegs=5", "--set", "colours=8",
-                        "--memory-mb", "3072", "--strategy", "minimax"],
+                        "--strategy", "minimax"],
 }
 SMALL = ("MM(4,4) optimal", "MM(4,6) optimal")
 

@@ -34,7 +34,7 @@ from sleuth.solver.infoset.queries import (
 from sleuth.solver.strategies import Strategy
 
 MAX_DEPTH = 1000
-SPLIT_DEPTH = 2  # with workers, the subtrees this many queries down are walked on them
+SPLIT_DEPTH = 1  # with workers, the subtrees this many queries down are walked on them
 DEFERRED = "deferred"  # a tree entry's mark while its subtree is with a worker
 
 

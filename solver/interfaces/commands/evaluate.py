@@ -37,7 +37,7 @@ from sleuth.solver.interfaces.options import (
                    "(.txt); check it with `sleuth verify-tree`.")
 @click.option("--workers", type=click.IntRange(1), default=None,
               help="Split the work over this many local Dask worker processes (the "
-                   "optimal search's first level, else the subtrees two queries down); "
+                   "optimal search's first level, else the subtrees one query down); "
                    "the result is the serial one. Needs the `cluster` extra.")
 @click.option("--scheduler", default=None, metavar="ADDR",
               help="Split the work over the workers of the Dask scheduler at ADDR.")
