@@ -175,7 +175,8 @@ class Belief:
         width = max(o.shape[1] for o in out)
         parts = out[0] if len(out) == 1 else np.concatenate(
             [np.pad(o, ((0, 0), (0, width - o.shape[1]))) for o in out])
-        return parts[:, parts.any(axis=0)]
+        seen = parts.any(axis=0)
+        return parts if seen.all() else parts[:, seen]
 
     # -- as a list, as a sample (already listed: itself)
 

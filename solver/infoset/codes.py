@@ -28,7 +28,6 @@ import numpy as np
 from sleuth.compiler.api import Game
 
 RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabelling
-ROW_COPY = 1 << 26  # bytes: a kept matrix's rows for a set this small are copied, then cut
 MIN_ROWS = 256  # a row cache holding fewer rows than this is not worth keeping
 
 
@@ -58,9 +57,7 @@ class CodeMatrix:
         """Labels (len(index), len(positions))."""
         if len(positions) == queries:
             return self.data[index]
-        if len(index) * queries <= ROW_COPY:
-            return self.data[index][:, positions]
-        return self.data[np.ix_(index, positions)]
+        return cut_rows(self.data, index, positions)
 
 
 class RowCache:
@@ -87,8 +84,9 @@ class RowCache:
         self.stamp[have[have >= 0]] = self.clock
         for h in index[have < 0].tolist():
             self._make(h)
-        rows = self.slab[self.slot[index]]
-        return rows if len(positions) == queries else rows[:, positions]
+        if len(positions) == queries:
+            return self.slab[self.slot[index]]
+        return cut_rows(self.slab, self.slot[index], positions)
 
     def _row(self, h: int) -> np.ndarray | None:
         if self.first_of[h] >= 0:
@@ -126,6 +124,14 @@ class RowCache:
         self.stamp[s] = self.clock if must else self.clock - 1
 
 
+def cut_rows(array: np.ndarray, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """array[rows][:, positions], one row at a time: each row's gather stays in cache."""
+    out = np.empty((len(rows), len(positions)), dtype=array.dtype)
+    for i, r in enumerate(rows.tolist()):
+        np.take(array[r], positions, out=out[i])
+    return out
+
+
 def count_parts(codes: np.ndarray, radix: int, weights: np.ndarray | None) -> np.ndarray:
     """Row-wise bincount of codes (relabelled first when the code space is large)."""
     rows, n = codes.shape
@@ -158,4 +164,5 @@ def count_columns(labels: np.ndarray, radix: int, weights: np.ndarray | None) ->
     return out.reshape(queries, radix)
 
 
-__all__ = ["CodeMatrix", "RowCache", "compact", "count_columns", "count_parts", "rows_that_fit"]
+__all__ = ["CodeMatrix", "RowCache", "compact", "count_columns", "count_parts", "cut_rows",
+           "rows_that_fit"]
