@@ -12,7 +12,7 @@ kernels) and `book`:
     RowCache    rows made on demand from one row per orbit (`symmetry.Links`: a
                 hypothesis's row is a permuted copy of its parent's) and kept up to
                 the budget, least recently used out first: for games whose matrix
-                does not fit (MM(5,8): 1 GiB against 256 MiB)
+                does not fit (32,768 queries x 32,768 secrets: 1 GiB against 256 MiB)
 
 Counting parts from labels adds one hypothesis at a time (a fancy-indexed add over
 all queries) when there are fewer hypotheses than queries, a bincount otherwise.
