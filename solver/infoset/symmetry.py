@@ -50,18 +50,14 @@ LIMIT = 50_000
 ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
 
 
-class Symmetry:
-    """A set of symmetries, as permutation arrays of hypotheses (G, H) and queries (G, Q)."""
+class _Permutations:
+    """Symmetries as permutation arrays of the hypotheses (G, H) and the queries (G, Q)."""
 
-    def __init__(self, hyps: np.ndarray, queries: np.ndarray, generators: list[str]):
+    inherit = True  # a part's stabiliser is its parent's, fixing the query
+
+    def __init__(self, hyps: np.ndarray, queries: np.ndarray):
         self.hyps = hyps
         self.queries = queries
-        self.generators = generators  # what each kept generator permutes, for reports
-        self.inherit = True  # a part's stabiliser is its parent's, fixing the query
-
-    @property
-    def size(self) -> int:
-        return len(self.hyps)
 
     def stabiliser(self, members: np.ndarray) -> np.ndarray:
         """The symmetries (indices) that map the set of hypotheses `members` onto itself."""
@@ -73,6 +69,18 @@ class Symmetry:
         """Those of `stab` that map `query` to itself: they map each part of its outcome
         partition onto itself (the observations so far, and this one)."""
         return stab[self.queries[stab, query] == query]
+
+
+class Symmetry(_Permutations):
+    """A group listed element by element."""
+
+    def __init__(self, hyps: np.ndarray, queries: np.ndarray, generators: list[str]):
+        super().__init__(hyps, queries)
+        self.generators = generators  # what each kept generator permutes, for reports
+
+    @property
+    def size(self) -> int:
+        return len(self.hyps)
 
     def representatives(self, stab: np.ndarray) -> np.ndarray:
         """Which queries are the first of their orbit under the symmetries `stab`."""
@@ -108,7 +116,7 @@ def orbit_levels(symmetry: Symmetry | Transpositions, row: Callable[[int], np.nd
                  queries: int) -> list[dict[str, int]]:
     """Query orbits at the root and one query down (each root orbit's representative and
     each of its feedbacks, under the symmetries that fix the representative)."""
-    everyone = symmetry.stabiliser(np.arange(len(row(0))))
+    everyone = symmetry.stabiliser(np.arange(symmetry.hyps.shape[1]))
     reps = np.flatnonzero(symmetry.representatives(everyone))
     level2 = {"nodes": 0, "orbits": 0, "queries": 0}
     for q in reps.tolist():
@@ -133,13 +141,13 @@ def detect(game: Game, codes: np.ndarray | None,
     if not found:
         return None
     group = transpositions(game, query_ranks, found)
-    if group.order > LIMIT:
+    if group.size > LIMIT:
         return group
     return Symmetry(*_closure([g.hyps for g in found], [g.queries for g in found]),
                     [g.name for g in found])
 
 
-class Transpositions:
+class Transpositions(_Permutations):
     """The interchangeable values and positions of a game as transpositions (every pair
     within a block of interchangeable ones), never composed: at an information set, the
     transpositions that map it onto itself generate part of its stabiliser, and their
@@ -147,27 +155,16 @@ class Transpositions:
     this scales to groups of millions). It offers the exact searches the interface of
     `Symmetry` (stabiliser, fixing, representatives) with transposition indices."""
 
-    def __init__(self, found: list[Found], queries: int, order: int):
+    # A part's own stabilising transpositions are found afresh (cheaply): they may be
+    # more than those inherited from the parent.
+    inherit = False
+
+    def __init__(self, found: list[Found], size: int):
+        super().__init__(np.stack([g.hyps for g in found]), np.stack([g.queries for g in found]))
         self.names = [g.name for g in found]
         self.generators = [g.name for g in found if g.pair[1] == g.pair[0] + 1]  # for reports
-        self.hyps = np.stack([g.hyps for g in found])
-        self.queries = np.stack([g.queries for g in found])
-        self.nqueries = queries
-        self.order = order  # the size of the group they generate
-        self.size = order
-        # A part's own stabilising transpositions are found afresh (cheaply): they may
-        # be more than those inherited from the parent.
-        self.inherit = False
-
-    def stabiliser(self, members: np.ndarray) -> np.ndarray:
-        """The transpositions (indices) that map the hypotheses `members` onto themselves."""
-        inside = np.zeros(self.hyps.shape[1], dtype=bool)
-        inside[members] = True
-        return np.flatnonzero(inside[self.hyps[:, members]].all(axis=1))
-
-    def fixing(self, stab: np.ndarray, query: int) -> np.ndarray:
-        """Those of `stab` that map `query` to itself."""
-        return stab[self.queries[stab, query] == query]
+        self.nqueries = self.queries.shape[1]
+        self.size = size  # the order of the group they generate
 
     def representatives(self, stab: np.ndarray) -> np.ndarray:
         """Which queries are the first of their orbit under the transpositions `stab`."""
@@ -207,7 +204,7 @@ def links(group: Transpositions) -> Links:
     hyps = group.hyps.shape[1]
     parent = np.full(hyps, -1, dtype=np.int64)
     via = np.full(hyps, -1, dtype=np.int64)
-    frontier = hypothesis_firsts(group)
+    firsts = frontier = hypothesis_firsts(group)
     parent[frontier] = frontier
     levels = []
     while len(frontier):
@@ -222,8 +219,7 @@ def links(group: Transpositions) -> Links:
         frontier = np.concatenate(reached)
         if len(frontier):
             levels.append(frontier)
-    return Links(np.flatnonzero(parent == np.arange(hyps)), parent, via, levels,
-                 group.queries)
+    return Links(firsts, parent, via, levels, group.queries)
 
 
 def orbit_matrix(tree: Links, first: np.ndarray) -> np.ndarray:
@@ -277,7 +273,7 @@ def transpositions(game: Game, query_ranks: np.ndarray,
                 q = _mapped(query_ranks, query_ranks, m, length, kind, perm)
                 if h is not None and q is not None:  # members of the group: always
                     found.append(Found(f"{kind} {a} <-> {b}", kind, (a, b), h, q))
-    return Transpositions(found, len(query_ranks), order)
+    return Transpositions(found, order)
 
 
 @dataclass
