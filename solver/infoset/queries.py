@@ -189,21 +189,9 @@ class Candidates:
         query of an orbit has the same outcome partition up to relabelling, so scoring
         the first is scoring them all, and tie-break K picks among firsts. None when
         there is no symmetry to use: several blocks, a weighted or unlisted belief."""
-        if not self.symmetry or len(self.blocks) != 1 or not block.secret_like or \
-                not block.deterministic or not belief.uniform:
-            return None
-        listed = belief.listing()
-        if listed is None or listed.game is not self.game or self.game.transient:
-            return None
-        found = self._transpositions(block)
-        return found.firsts(listed.index) if found else None
-
-    def _transpositions(self, block: Block) -> Any:
-        """The block's proved symmetries as transpositions (symmetry.py), or False."""
-        from sleuth.solver.infoset.symmetry import transpositions
-
-        return self.game.memo.get(("transpositions", block.action.name),
-                                  lambda: transpositions(self.game, block.ranks) or False)
+        listed = belief.listing() if belief.uniform else None
+        group = False if listed is None else self._orbits(block, listed.game)
+        return group.firsts(listed.index) if group else None
 
     def possible_positions(self, block: Block, belief: AnyBelief) -> np.ndarray:
         """The positions (in order) of the block's queries that are still possible secrets,
@@ -252,24 +240,30 @@ class Candidates:
     def codes(self, block: Block, positions: np.ndarray, game: Game,
               index: np.ndarray) -> np.ndarray:
         """Feedback codes (len(positions), len(index)) of a deterministic block."""
-        kept = self._matrix(block, game, build=self._worth_building(block, game, positions,
-                                                                   index))
-        labels = None if kept is None else kept.cut(index, positions, len(block.ranks))
-        if labels is None:
+        kept = self._labels(block, positions, game, index)
+        if kept is None:
             return game.feedback_matrix(block.action.name, block.ranks[positions], index)
-        return kept.book[labels.T]
+        return kept[1][kept[0].T]
 
     def part_counts(self, block: Block, positions: np.ndarray, game: Game, index: np.ndarray,
                     weights: np.ndarray | None) -> np.ndarray:
         """Part sizes (weights None) or masses of the queries at `positions` on the
         hypotheses `index`: (queries, parts), parts in some fixed order, maybe empty."""
+        kept = self._labels(block, positions, game, index)
+        if kept is None:
+            codes = game.feedback_matrix(block.action.name, block.ranks[positions], index)
+            return count_parts(codes, game.coder(block.action.name).size, weights)
+        return count_columns(kept[0], len(kept[1]), weights)
+
+    def _labels(self, block: Block, positions: np.ndarray, game: Game,
+                index: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The kept codes of the queries at `positions` on the hypotheses `index`, as
+        (labels (hypotheses x queries), book: label -> code); None: the kernels compute
+        them (nothing kept, or a set too large for the rows kept)."""
         kept = self._matrix(block, game, build=self._worth_building(block, game, positions,
                                                                    index))
         labels = None if kept is None else kept.cut(index, positions, len(block.ranks))
-        if labels is None:
-            codes = game.feedback_matrix(block.action.name, block.ranks[positions], index)
-            return count_parts(codes, game.coder(block.action.name).size, weights)
-        return count_columns(labels, len(kept.book), weights)
+        return None if labels is None else (labels, kept.book)
 
     def _worth_building(self, block: Block, game: Game, positions: np.ndarray,
                         index: np.ndarray) -> bool:
@@ -286,10 +280,13 @@ class Candidates:
     def _orbits(self, block: Block, game: Game) -> Any:
         """The proved symmetries of the game's own table, when one block can be a secret
         (symmetry.Transpositions); else False."""
-        if not self.symmetry or game is not self.game or len(self.blocks) != 1 or \
-                not block.secret_like or not block.deterministic:
+        if not self.symmetry or game is not self.game or game.transient or \
+                len(self.blocks) != 1 or not block.secret_like or not block.deterministic:
             return False
-        return self._transpositions(block)
+        from sleuth.solver.infoset.symmetry import transpositions
+
+        return game.memo.get(("transpositions", block.action.name),
+                             lambda: transpositions(game, block.ranks) or False)
 
     def query_codes(self, query: Query, belief: Belief) -> np.ndarray:
         """Feedback codes of one query on the belief's hypotheses."""
