@@ -207,7 +207,7 @@ class ScoringStrategy(Strategy):
                 not all(b.deterministic for b in c.blocks):
             return None  # (with consistent guesses the possible secrets are all it scores)
         scored = []
-        for b in c.blocks:  # every possible secret is allowed (any, or consistent)
+        for b in c.blocks:  # with --guesses any, every possible secret is allowed
             pos = c.possible_positions(b, belief) if b.secret_like else []
             if len(pos) and n == 1:  # every query has one part: K takes the secret
                 return Query(b.action.name, int(b.ranks[pos[0]]))
@@ -215,19 +215,18 @@ class ScoringStrategy(Strategy):
                 scored.append(self.score_block(b, pos, belief))
         if not scored:
             return None
-        codes = max(self.candidates.game.coder(b.action.name).size for b in c.blocks)
-        even = np.full(min(n, codes), n // min(n, codes), dtype=np.int64)
-        even[:n % min(n, codes)] += 1
+        width = min(n, max(c.game.coder(b.action.name).size for b in c.blocks))
+        even = np.full(width, n // width, dtype=np.int64)
+        even[:n % width] += 1
         bound = float(self.score_parts(even[None, :], True, n)[0])
         reached = []
-        for sc in scored:
+        for sc in scored:  # uniform: each row of parts counts the n secrets
             if self.exact:
                 hit = sc.scores <= bound
             else:  # the even split is the only partition with the best score
-                parts = np.sort(sc.parts, axis=1)[:, ::-1][:, :len(even)]
-                hit = (parts == even).all(axis=1) & (sc.parts.sum(axis=1) == n) \
-                    if sc.parts is not None and sc.parts.shape[1] >= len(even) \
-                    else np.zeros(len(sc.positions), dtype=bool)
+                top = np.sort(sc.parts, axis=1)[:, ::-1][:, :width]
+                hit = (top == even).all(axis=1) if top.shape[1] == width else \
+                    np.zeros(len(sc.positions), dtype=bool)
             if hit.any():
                 reached.append(Scored(sc.block, sc.positions[hit], sc.scores[hit], None))
         return pick_by_k(c, reached[:1], belief) if reached else None
