@@ -91,10 +91,8 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     search.nodes += sum(g[2] for g in got)
     best: tuple | None = None
     plan: dict[bytes, tuple] = {}
-    if all(isinstance(v, tuple) for v, _, _ in got):
-        best = (n + sum(v[0] for v, _, _ in got), 1 + max((v[1] for v, _, _ in got),
-                                                          default=0), int(krank[i]), i)
-        plan = {k: v for _, part, _ in got for k, v in (part or {}).items()}
+    if (tree := _joined(n, got)) is not None:
+        best, plan = (*tree, int(krank[i]), i), _merged(got)
     # Every other query that could beat or tie it: its parts dealt into one group per
     # worker, each group tried in turn with the running limit, against that total.
     rest = [j for j in order[1:] if best is None or (lbq[j], lbw[j], krank[j]) < best[:3]]
@@ -113,17 +111,29 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     for j, count in owners:
         got = tried[at:at + count]
         at += count
-        if any(t is None for t, _, _ in got):
+        if (tree := _joined(n, got)) is None:
             continue
-        total = n + sum(t[0] for t, _, _ in got)
-        worst = 1 + max((t[1] for t, _, _ in got), default=0)
-        cand = (total, worst, int(krank[j]), j)
-        if total <= ceiling and (best is None or cand < best):
-            best, plan = cand, {k: v for _, part, _ in got for k, v in part.items()}
+        cand = (*tree, int(krank[j]), j)
+        if tree[0] <= ceiling and (best is None or cand < best):
+            best, plan = cand, _merged(got)
     if best is None:
         return None, {}
     tree = (best[0], best[1], best[3])
     return tree, {**plan, hyps.tobytes(): tree}
+
+
+def _joined(n: int, got: list[tuple]) -> tuple[int, int] | None:
+    """(total, worst) of a query at a set of n from its parts' task results ((total,
+    worst, ...) or a failure each, first in each result), when every part was solved."""
+    values = [g[0] for g in got]
+    if not all(isinstance(v, tuple) for v in values):
+        return None
+    return n + sum(v[0] for v in values), 1 + max((v[1] for v in values), default=0)
+
+
+def _merged(got: list[tuple]) -> dict[bytes, tuple]:
+    """The solved trees of the parts' task results, as one plan."""
+    return {k: v for _, plan, _ in got for k, v in (plan or {}).items()}
 
 
 def least_depth_split(search: OptimalSearch, hyps: np.ndarray, workers: Workers,
