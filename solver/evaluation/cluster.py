@@ -12,7 +12,7 @@ same answer as a serial run.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sleuth.compiler.api import Budget, Game, SleuthError, load_game, parse_overrides
@@ -28,36 +28,29 @@ class Recipe:
     memory_mb: int = Budget.memory_mb
     data_anywhere: bool = False
     strategy: str = "entropy"
-    options: tuple[tuple[str, Any], ...] = field(default=())
+    options: tuple[tuple[str, Any], ...] = ()
     guesses: str = "any"
     seed: int = 0
 
-    def game(self) -> Game:
-        return built(self)[0]
-
     def build(self) -> tuple[Game, Any]:
-        """The game and the strategy (made once per process)."""
-        return built(self)
+        """The game and the strategy, made once per process (one recipe at a time)."""
+        if self not in _BUILT:
+            from sleuth.solver.infoset.queries import Candidates
+            from sleuth.solver.strategies import make_strategy
+
+            game = load_game(self.spec, parse_overrides(self.overrides),
+                             Budget(max_hypotheses=self.max_hypotheses,
+                                    memory_mb=self.memory_mb), self.data_anywhere)
+            strategy = make_strategy(self.strategy, Candidates(game, self.guesses),
+                                     self.seed, **dict(self.options))
+            _BUILT.clear()
+            _BUILT[self] = (game, strategy)
+        return _BUILT[self]
 
 
 _BUILT: dict[Recipe, tuple[Game, Any]] = {}
 # A local scheduler's HTTP routes (no dashboard) on loopback, on a free port.
 LOOPBACK_HTTP = {"dashboard_address": "127.0.0.1:0"}
-
-
-def built(recipe: Recipe) -> tuple[Game, Any]:
-    if recipe not in _BUILT:
-        from sleuth.solver.infoset.queries import Candidates
-        from sleuth.solver.strategies import make_strategy
-
-        game = load_game(recipe.spec, parse_overrides(recipe.overrides),
-                         Budget(max_hypotheses=recipe.max_hypotheses,
-                                memory_mb=recipe.memory_mb), recipe.data_anywhere)
-        strategy = make_strategy(recipe.strategy, Candidates(game, recipe.guesses),
-                                 recipe.seed, **dict(recipe.options))
-        _BUILT.clear()  # one game per worker process at a time
-        _BUILT[recipe] = (game, strategy)
-    return _BUILT[recipe]
 
 
 class Workers:
