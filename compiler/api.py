@@ -18,7 +18,15 @@ from __future__ import annotations
 from sleuth.compiler import ir
 from sleuth.compiler.check import CheckedAction
 from sleuth.compiler.counters import COUNTERS, Counter
-from sleuth.compiler.domains import Domain, domain_size, set_elements, show_value
+from sleuth.compiler.domains import (
+    Domain,
+    domain_size,
+    multiset_table,
+    set_elements,
+    show_value,
+    subset_ranks,
+    unrank,
+)
 from sleuth.compiler.enumerate import Budget, rank_of
 from sleuth.compiler.errors import (
     BudgetError,
@@ -31,7 +39,11 @@ from sleuth.compiler.errors import (
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
 from sleuth.compiler.interpret import evaluate as interpret
-from sleuth.compiler.invariance import positions_interchangeable, values_interchangeable
+from sleuth.compiler.invariance import (
+    legality_interchangeable,
+    positions_interchangeable,
+    values_interchangeable,
+)
 from sleuth.compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT, position_name
 from sleuth.compiler.library import bundled_specs, spec_path
 from sleuth.compiler.likelihood import (
@@ -49,8 +61,9 @@ __all__ = [
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
-    "coerce_text", "did_you_mean", "domain_size",
-    "interpret", "ir", "load_game", "load_game_text", "memoised", "parse_overrides",
+    "coerce_text", "did_you_mean", "domain_size", "interpret", "ir",
+    "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
+    "parse_overrides",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",
-    "show_value", "spec_path", "values_interchangeable",
+    "show_value", "spec_path", "subset_ranks", "unrank", "values_interchangeable",
 ]

@@ -228,6 +228,25 @@ def _unrank_subsets(n: int, sizes: tuple[int, int], ranks: np.ndarray) -> np.nda
     return masks
 
 
+def subset_ranks(n: int, sizes: tuple[int, int], masks: np.ndarray) -> np.ndarray:
+    """Canonical ranks (sets by size, then lexicographically) of subset bitmasks of
+    {0..n-1} whose sizes lie in `sizes`: the inverse of `_unrank_subsets`, by the
+    combinatorial number system. A k-subset c_1 < ... < c_k has lexicographic rank
+    C(n, k) - 1 - sum_i C(n - 1 - c_i, k + 1 - i) among the k-subsets."""
+    masks = np.asarray(masks, dtype=np.int64)
+    k = np.zeros(masks.shape, dtype=np.int64)
+    for c in range(n):
+        k += (masks >> np.int64(c)) & 1
+    before = np.cumsum([0] + [comb(n, j) for j in range(sizes[0], sizes[1] + 1)])
+    out = before[k - sizes[0]] + _comb_array(n, k) - 1
+    taken = np.zeros(masks.shape, dtype=np.int64)
+    for c in range(n):
+        bit = ((masks >> np.int64(c)) & 1).astype(bool)
+        taken += bit
+        out[bit] -= _comb_array(n - 1 - c, (k + 1 - taken)[bit])
+    return out
+
+
 def _comb_array(n: int, k: np.ndarray) -> np.ndarray:
     table = np.array([comb(n, j) if j >= 0 else 0 for j in range(n + 2)], dtype=np.int64)
     return np.where((k >= 0) & (k <= n), table[np.clip(k, 0, n + 1)], 0)

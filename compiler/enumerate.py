@@ -231,12 +231,28 @@ class QuerySpace:
         return {a.name: shaped(c, "row") for a, c in zip(self.action.args, cols, strict=True)}
 
     def legal_mask(self, ranks: np.ndarray) -> np.ndarray:
-        keep = np.ones(len(ranks), dtype=bool)
+        return self.legal_columns(self.columns(ranks), len(ranks))
+
+    def legal_columns(self, columns: list[Any], rows: int) -> np.ndarray:
+        """Which of `rows` argument tuples, given as encoded columns (one per argument),
+        are legal."""
+        keep = np.ones(rows, dtype=bool)
         if self.legal:
-            ctx = Ctx(self.env(ranks))
+            ctx = Ctx({a.name: shaped(c, "row")
+                       for a, c in zip(self.action.args, columns, strict=True)})
             for f in self.legal:
-                keep &= np.broadcast_to(np.asarray(f(ctx)), (len(ranks), 1))[:, 0]
+                keep &= np.broadcast_to(np.asarray(f(ctx)), (rows, 1))[:, 0]
         return keep
+
+    def combine(self, arg_ranks: list[np.ndarray]) -> np.ndarray:
+        """Product ranks from each argument's ranks (canonical order: first argument most
+        significant); Python integers (an object array) when the product has 2**63
+        tuples or more, which is how queries of such a space are identified."""
+        big = self.size >= 1 << 63
+        out = np.zeros(len(arg_ranks[0]) if arg_ranks else 0, dtype=object if big else np.int64)
+        for d, r in zip(self.domains, arg_ranks, strict=True):
+            out = out * domain_size(d) + (r.astype(object) if big else r)
+        return out
 
     def legal_ranks(self, chunk: int = 1 << 18) -> Iterator[np.ndarray]:
         """Ranks of the legal argument tuples, in canonical order, a chunk at a time."""
@@ -251,7 +267,7 @@ class QuerySpace:
         return sum(len(r) for r in self.legal_ranks())
 
     def value(self, rank: int) -> dict[str, Any]:
-        cols = self.columns(np.array([rank], dtype=np.int64))
+        cols = self.columns(np.array([rank], dtype=object if rank >= 1 << 63 else np.int64))
         return {a.name: to_python(a.domain.type, c, 0, self.strings)
                 for a, c in zip(self.action.args, cols, strict=True)}
 
@@ -265,9 +281,7 @@ class QuerySpace:
 
 def rank_of(d: Domain, value: Any) -> int:
     """Canonical rank of a plain Python value in its domain (inverse of unrank)."""
-    from itertools import combinations
-
-    from sleuth.compiler.domains import set_elements
+    from sleuth.compiler.domains import set_elements, subset_ranks
 
     if d.kind == "multiset":
         from sleuth.compiler.domains import multiset_table
@@ -286,16 +300,11 @@ def rank_of(d: Domain, value: Any) -> int:
         return r
     if d.kind == "set":
         elems = set_elements(d.type)
-        chosen = tuple(sorted(elems.index(v) for v in value))
-        n, k = len(elems), len(chosen)
-        from math import comb
-
-        r = sum(comb(n, j) for j in range(d.sizes[0], k))
-        for combo in combinations(range(n), k):
-            if combo == chosen:
-                return r
-            r += 1
-        raise ValueError(value)
+        chosen = {elems.index(v) for v in value}
+        if not d.sizes[0] <= len(chosen) <= d.sizes[1]:
+            raise ValueError(value)
+        mask = sum(1 << c for c in chosen)
+        return int(subset_ranks(len(elems), d.sizes, np.array([mask]))[0])
     t = d.type
     if isinstance(t, IntT):
         return int(value) - t.lo

@@ -208,8 +208,26 @@ def values_interchangeable(action, variables: list[tuple[str, Domain]], domain: 
     """Whether every permutation of `domain`'s values, applied to every listed variable
     (secret variables and the action's arguments) that holds values of it, leaves the
     action's feedback and stop condition unchanged."""
-    if domain.name is None or action.feedback is None:
+    names = _value_names(variables, domain)
+    if names is None or action.feedback is None:
         return False
+    return ValuePass(names, domain).kinds(_exprs(action))
+
+
+def legality_interchangeable(action, domain: Domain) -> bool:
+    """Whether every permutation of `domain`'s values, applied to the action's arguments
+    that hold values of it, leaves the action's legality unchanged (so which argument
+    tuples are legal depends only on how many values play each part)."""
+    names = _value_names([(a.name, a.domain) for a in action.args], domain)
+    return names is not None and ValuePass(names, domain).kinds(
+        (f"<legal {i}>", e) for i, e in enumerate(action.legal))
+
+
+def _value_names(variables: list[tuple[str, Domain]], domain: Domain) -> dict[str, str] | None:
+    """Each variable holding values of `domain`: one value (LABEL) or a sequence or set of
+    them (LABELS); None when the domain is unnamed or a value is held otherwise."""
+    if domain.name is None:
+        return None
     names = {}
     for name, d in variables:
         if d == domain:
@@ -217,8 +235,8 @@ def values_interchangeable(action, variables: list[tuple[str, Domain]], domain: 
         elif d.kind in ("seq", "set") and d.elem == domain:
             names[name] = LABELS
         elif _mentions(d, domain):
-            return False  # held inside a record or multiset: not analysed
-    return ValuePass(names, domain).kinds(_exprs(action))
+            return None  # held inside a record or multiset: not analysed
+    return names
 
 
 def positions_interchangeable(action, variables: list[tuple[str, Domain]], length: int) -> bool:
@@ -238,4 +256,5 @@ def _mentions(d: Domain, target: Domain) -> bool:
         _mentions(f, target) for _, f in d.fields)
 
 
-__all__ = ["PositionPass", "ValuePass", "positions_interchangeable", "values_interchangeable"]
+__all__ = ["PositionPass", "ValuePass", "legality_interchangeable", "positions_interchangeable",
+           "values_interchangeable"]

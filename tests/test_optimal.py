@@ -312,7 +312,15 @@ def test_info_reports_the_orbits(capsys):
     assert sym["group"] == 36
     # the root's 27 guesses fall in 3 orbits: AAA, AAB, ABC
     assert sym["levels"][0] == {"nodes": 1, "orbits": 3, "queries": 27}
+    # The coin's secret is two variables: its coins' orbits come from the generator
+    # (orbits.py): 1 against 1 and 2 against 2, standing for all 18 legal weighings.
     sleuth(["info", "counterfeit-coin", "--set", "coins=4", "--symmetry", "--json"])
+    sym = json.loads(capsys.readouterr().out)["symmetry"]
+    coin = load_game(ROOT / "specs" / "counterfeit-coin.yaml", {"coins": 4})
+    assert sym["group"] == 24
+    assert sym["levels"][0] == {"nodes": 1, "orbits": 2,
+                                "queries": len(Candidates(coin).blocks[0].ranks)}
+    sleuth(["info", "higher-lower", "--symmetry", "--json"])
     assert json.loads(capsys.readouterr().out)["symmetry"] is None
 
 

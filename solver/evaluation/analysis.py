@@ -111,23 +111,31 @@ def first_move_profile(candidates: Candidates, root: Belief) -> tuple[list[MoveC
     h0 = root.entropy_bits()
     classes: dict[tuple, MoveClass] = {}
     per_query: list[float] = []
-    for block in candidates.blocks:
+    counts: list[int] = []  # queries each scored one stands for (its orbit, if generated)
+    for block in candidates.blocks_for(root):
         if not block.deterministic or not len(block.ranks):
             continue
         positions = np.arange(len(block.ranks))
         parts = candidates.parts(block, positions, root)
+        many = candidates.orbit_sizes(block, root)
         for pos, row in zip(positions.tolist(), parts, strict=True):
             key, after = partition_key(row, root.uniform, h0)
             per_query.append(after)
+            counts.append(1 if many is None else int(many[pos]))
             if key not in classes:
                 query = Query(block.action.name, int(block.ranks[pos]))
                 classes[key] = MoveClass(
                     key, 0, {"query": query.action, "args": {
                         k: show_value(v) for k, v in candidates.args(query).items()}},
                     after, key[0], len(key))
-            classes[key].queries += 1
+            classes[key].queries += counts[-1]
     ordered = sorted(classes.values(), key=lambda c: c.expected_entropy)
-    return ordered, len(per_query), float(np.std(per_query)) if per_query else 0.0
+    if not per_query:
+        return ordered, 0, 0.0
+    weights = np.array(counts, dtype=float)
+    mean = np.average(per_query, weights=weights)
+    spread = float(np.sqrt(np.average((np.array(per_query) - mean) ** 2, weights=weights)))
+    return ordered, sum(counts), spread
 
 
 def partition_key(row: np.ndarray, uniform: bool, h0: float) -> tuple[tuple, float]:

@@ -44,6 +44,7 @@ from sleuth.solver.infoset.protocol import InformationSet
 
 if TYPE_CHECKING:
     from sleuth.solver.infoset.belief import Belief
+    from sleuth.solver.infoset.orbits import OrbitQueries
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
 CHEAP_MATRIX = 1 << 24  # (query, hypothesis) pairs: a full feedback matrix this small is kept
@@ -64,6 +65,7 @@ class Block:
     action: CheckedAction
     ranks: np.ndarray  # legal argument ranks, canonical order
     secret_like: bool  # its arguments have the secret's domains: a query can be a secret
+    listed: bool = True  # every legal query; False: one per orbit, for one information set
 
     @property
     def deterministic(self) -> bool:
@@ -148,7 +150,9 @@ class Candidates:
             raise SleuthError(f"--guesses is 'any' or 'consistent', not '{guesses}'")
         self.game = game
         self.guesses = guesses
-        self.blocks = [self._block(a) for a in game.model.queries]
+        self.generators: dict[str, OrbitQueries] = {}  # actions too large to list
+        self.blocks = [b for b in (self._block(a) for a in game.model.queries) if b is not None]
+        self._generated: tuple[bytes, list[Block]] | None = None
         if guesses == "consistent" and not self.any_secret_like:
             raise SleuthError(
                 "--guesses consistent needs a query that can be a secret (arguments with the "
@@ -159,21 +163,61 @@ class Candidates:
 
     @property
     def size(self) -> int:
-        return sum(len(b.ranks) for b in self.blocks)
+        """The number of queries: those listed, and every argument tuple of the generated
+        actions (a bound: their legal ones are not counted)."""
+        return sum(len(b.ranks) for b in self.blocks) + sum(
+            self.game.space(name).size for name in self.generators)
 
     @property
     def any_secret_like(self) -> bool:
         return any(b.secret_like and len(b.ranks) for b in self.blocks)
 
-    def _block(self, action: CheckedAction) -> Block:
+    def _block(self, action: CheckedAction) -> Block | None:
+        """The action's legal queries, listed; None when there are too many to list and
+        they are generated one per orbit instead (orbits.py)."""
         space = self.game.space(action.name)
         if space.size > ENUMERATE_QUERIES:
-            raise BudgetError(
-                f"'{action.name}' has {space.size:,} argument tuples, too many to list "
-                "to find the legal queries", action.loc,
-                hint="narrow the argument domains (set sizes, ranges) or the params (--set)")
+            from sleuth.solver.infoset.orbits import generator
+
+            found = None
+            if action.feedback is not None and not can_be_secret(self.game, action):
+                found = generator(self.game, action)
+            if found is None:
+                raise BudgetError(
+                    f"'{action.name}' has {space.size:,} argument tuples, too many to list "
+                    "to find the legal queries, and no domain's values are proved "
+                    "interchangeable in it to list one query per orbit instead", action.loc,
+                    hint="narrow the argument domains (set sizes, ranges) or the params "
+                         "(--set)")
+            self.generators[action.name] = found
+            return None
         ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
         return Block(action, ranks, can_be_secret(self.game, action))
+
+    def blocks_for(self, belief: AnyBelief) -> list[Block]:
+        """The blocks a strategy scores at this belief, in the actions' order: the listed
+        ones, and for each generated action its queries one per orbit of the belief's
+        stabiliser (the last belief's are kept)."""
+        if not self.generators:
+            return self.blocks
+        from sleuth.solver.infoset.orbits import value_blocks
+
+        listed = belief.listing()
+        if listed is None:
+            raise SleuthError("queries generated one per orbit need the listed hypotheses",
+                              hint="use --backend enum")
+        weights = None if listed.uniform else listed.probabilities()
+        key = (id(listed.game).to_bytes(8, "little") + listed.index.tobytes() +
+               (b"" if weights is None else weights.tobytes()))
+        if self._generated is None or self._generated[0] != key:
+            made = {}
+            for name, gen in self.generators.items():
+                members = value_blocks(listed.game, listed.index, weights, gen.domain)
+                made[name] = Block(gen.action, gen.ranks(members), False, listed=False)
+            listed_blocks = {b.action.name: b for b in self.blocks}
+            order = [a.name for a in self.game.model.queries]
+            self._generated = (key, [listed_blocks.get(n) or made[n] for n in order])
+        return self._generated[1]
 
     # -- which queries are allowed now
 
@@ -183,13 +227,26 @@ class Candidates:
             return np.arange(len(block.ranks))
         return np.flatnonzero(self.possible(block, belief))
 
+    def orbit_sizes(self, block: Block, belief: AnyBelief) -> np.ndarray | None:
+        """How many legal queries each of a generated block's queries stands for (its orbit
+        at this belief; Python integers); None for a listed block."""
+        if block.listed:
+            return None
+        from sleuth.solver.infoset.orbits import value_blocks
+
+        listed = belief.listing()
+        gen = self.generators[block.action.name]
+        weights = None if listed.uniform else listed.probabilities()
+        return gen.orbits(value_blocks(listed.game, listed.index, weights, gen.domain),
+                          sizes=True)[1]
+
     def representatives(self, block: Block, belief: AnyBelief) -> np.ndarray | None:
         """Which of the block's queries are the first of their orbit under the proved
         symmetries (symmetry.py) that map this information set onto itself: every other
         query of an orbit has the same outcome partition up to relabelling, so scoring
         the first is scoring them all, and tie-break K picks among firsts. None when
         there is no symmetry to use: several blocks, a weighted or unlisted belief."""
-        listed = belief.listing() if belief.uniform else None
+        listed = belief.listing() if belief.uniform and block.listed else None
         group = False if listed is None else self._orbits(block, listed.game)
         return group.firsts(listed.index) if group else None
 
@@ -260,6 +317,8 @@ class Candidates:
         """The kept codes of the queries at `positions` on the hypotheses `index`, as
         (labels (hypotheses x queries), book: label -> code); None: the kernels compute
         them (nothing kept, or a set too large for the rows kept)."""
+        if not block.listed:
+            return None  # queries of one information set: nothing to keep
         kept = self._matrix(block, game, build=self._worth_building(block, game, positions,
                                                                    index))
         labels = None if kept is None else kept.cut(index, positions, len(block.ranks))

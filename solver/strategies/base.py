@@ -91,6 +91,7 @@ class Strategy:
     name = ""
     deterministic = True  # the same belief always gets the same query
     needs_secret_like = False  # only for specs with queries that can be secrets
+    orbit_queries = False  # scores the queries `Candidates.blocks_for` generates per orbit
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         self.candidates = candidates
@@ -103,6 +104,13 @@ class Strategy:
         for key, option in declared.items():
             if key in options:
                 setattr(self, key, option.check(options[key], self.name))
+        if candidates.generators and not self.orbit_queries:
+            able = ", ".join(sorted(n for n, k in _registered() if k.orbit_queries))
+            raise SleuthError(
+                f"{self.name} needs every legal query listed, and "
+                f"'{next(iter(candidates.generators))}' has too many: its queries are "
+                "generated one per orbit of the interchangeable values, for the "
+                "one-step scoring strategies", hint=f"use one of: {able}")
         if self.needs_secret_like and not candidates.any_secret_like:
             raise SleuthError(f"{self.name} needs a query that can be a secret (arguments "
                               "with the secret variables' domains); this spec has none",
@@ -170,6 +178,7 @@ class ScoringStrategy(Strategy):
 
     exact = False  # whether scores of uniform partitions are already exact integers
     even_split_best = False  # no partition of n scores better than the most even one
+    orbit_queries = True
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
         # Exhaustive scoring lists whenever the enumeration budget allows: the kernels
@@ -177,7 +186,8 @@ class ScoringStrategy(Strategy):
         return belief.settled(exhaustive=True)
 
     def decision_pairs(self, belief: AnyBelief) -> int | None:
-        queries = sum(len(self.candidates.allowed(b, belief)) for b in self.candidates.blocks)
+        blocks = self.candidates.blocks_for(belief)
+        queries = sum(len(self.candidates.allowed(b, belief)) for b in blocks)
         return queries * belief.size
 
     def choose(self, belief: AnyBelief) -> Query:
@@ -185,13 +195,13 @@ class ScoringStrategy(Strategy):
         early = self.settled_by_possible(belief)
         if early is not None:
             return early
+        blocks = self.candidates.blocks_for(belief)
         if belief.size == 1:
             # Every query has one outcome: all scores tie and K decides.
-            scored = [Scored(b, pos, np.zeros(len(pos)), None) for b in self.candidates.blocks
+            scored = [Scored(b, pos, np.zeros(len(pos)), None) for b in blocks
                       if len(pos := self.candidates.allowed(b, belief))]
             return pick_by_k(self.candidates, scored, belief)
-        scored = [self.score_block(b, self.orbit_firsts(b, belief), belief)
-                  for b in self.candidates.blocks]
+        scored = [self.score_block(b, self.orbit_firsts(b, belief), belief) for b in blocks]
         return self.pick([s for s in scored if len(s.positions)], belief)
 
     def settled_by_possible(self, belief: AnyBelief) -> Query | None:
@@ -203,7 +213,7 @@ class ScoringStrategy(Strategy):
         c = self.candidates
         n = belief.size
         if not self.even_split_best or not belief.uniform or not c.any_secret_like or \
-                c.guesses == "consistent" or n * SHORTCUT > c.size or \
+                c.guesses == "consistent" or n * SHORTCUT > c.size or c.generators or \
                 not all(b.deterministic for b in c.blocks):
             return None  # (with consistent guesses the possible secrets are all it scores)
         scored = []
@@ -284,6 +294,12 @@ class ScoringStrategy(Strategy):
 
     def refine(self, tied: list[tuple[Scored, np.ndarray]]) -> list[tuple[Scored, np.ndarray]]:
         return tied
+
+
+def _registered() -> list[tuple[str, type]]:
+    from sleuth.solver.strategies import STRATEGIES
+
+    return list(STRATEGIES.items())
 
 
 # Partition scores are on the scale of hypothesis counts: weighted parts (probability

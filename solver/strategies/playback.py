@@ -25,6 +25,7 @@ from sleuth.solver.strategies.base import ListedStrategy, Option
 
 class TreePlayback(ListedStrategy):
     name = "tree"
+    orbit_queries = True  # it reads its queries from the file, and lists none
     from_tree = Option(str, None, "the tree file (JSON, from evaluate --tree) to play back",
                        optional=True)
 

@@ -28,6 +28,8 @@ class ISESSampled(Entropy):
     Seeded: with a budget that is not reached the choice is reproducible.
     """
 
+    orbit_queries = False  # it draws queries uniformly from the whole list
+
     name = "ises-sampled"
     deterministic = False
 

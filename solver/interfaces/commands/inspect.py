@@ -88,13 +88,14 @@ def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: 
 
 def symmetry_summary(game: Any, backend: str) -> dict[str, Any] | None:
     """The symmetry group found (solver/infoset/symmetry.py) and the orbit counts."""
+    from sleuth.solver.infoset.orbits import generated_levels
     from sleuth.solver.infoset.symmetry import of_game, orbit_levels
 
     if backend != "enum":
         raise SleuthError("--symmetry looks at the listed hypotheses", hint="--backend enum")
     found = of_game(game)
     if found is None:
-        return None
+        return generated_levels(game)
     sym, row, queries = found
     return {"group": sym.size, "generators": sym.generators,
             "levels": orbit_levels(sym, row, queries)}
