@@ -25,6 +25,7 @@ from sleuth.compiler.domains import (
     set_elements,
     show_value,
     subset_ranks,
+    translate_ranks,
     unrank,
 )
 from sleuth.compiler.enumerate import Budget, rank_of
@@ -65,5 +66,6 @@ __all__ = [
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",
-    "show_value", "spec_path", "subset_ranks", "unrank", "values_interchangeable",
+    "show_value", "spec_path", "subset_ranks", "translate_ranks", "unrank",
+    "values_interchangeable",
 ]

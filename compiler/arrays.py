@@ -15,6 +15,7 @@ import numpy as np
 from sleuth.compiler.domains import int_dtype
 from sleuth.compiler.ir import (
     BoolT,
+    EnumT,
     FloatT,
     IntT,
     RecordT,
@@ -101,9 +102,11 @@ def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
     if isinstance(a, tuple):
         types = component_parts(t, len(a))
         return tuple(select(ct, cond, x, y) for ct, x, y in zip(types, a, b, strict=True))
-    if isinstance(t, IntT):
-        dt = int_dtype(t)  # both in dt first: numpy would cast a Python int to the array's
-        return np.where(cond, np.asarray(a, dtype=dt), np.asarray(b, dtype=dt))  # (wrapping)
+    if isinstance(t, IntT | EnumT):
+        # Both in the type's smallest dtype first: numpy would cast a Python int to the
+        # array's (wrapping), and two Python ints (enum labels) would make int64 cells.
+        dt = int_dtype(t if isinstance(t, IntT) else IntT(0, len(t.values) - 1))
+        return np.where(cond, np.asarray(a, dtype=dt), np.asarray(b, dtype=dt))
     return np.where(cond, a, b)
 
 

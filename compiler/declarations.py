@@ -24,7 +24,9 @@ from sleuth.compiler.domains import (
     REAL,
     Domain,
     domain_size,
+    domain_values,
     enum_domain,
+    listed_seq_domain,
     multiset_domain,
     range_domain,
     record_domain,
@@ -71,12 +73,13 @@ class Declarations:
             raise SpecError(f"unknown domain '{text}'", r.loc(node), hint=hint)
         kinds = ("range", "enum", "seq", "set", "multiset", "record", "from")
         fields = r.mapping(node, "a domain", kinds + ("len", "size", "index"))
-        kind = [k for k in kinds if k in fields]
+        kind = [k for k in kinds if k in fields and not (k == "from" and "seq" in fields)]
         if len(kind) != 1:
             raise SpecError("a domain needs exactly one of " + ", ".join(kinds), r.loc(node))
         kind_name = kind[0]
         value = fields[kind_name][1]
-        extra = set(fields) - {kind_name} - ({"len", "index"} if kind_name == "seq" else set()) - (
+        extra = set(fields) - {kind_name} - ({"len", "index", "from"} if kind_name == "seq"
+                                              else set()) - (
             {"size"} if kind_name in ("set", "multiset") else set())
         if extra:
             key = sorted(extra)[0]
@@ -91,6 +94,8 @@ class Declarations:
                              r.loc(value))
         if kind_name == "from":
             return self.enum_from_file(name or "enum", value)
+        if kind_name == "seq" and "from" in fields:
+            return self.listed_seq(name, value, fields)
         if kind_name == "seq" and "index" in fields:
             return self.indexed_seq(value, fields)
         if kind_name == "seq":
@@ -154,6 +159,66 @@ class Declarations:
                             hint="fewer elements or kinds of element")
         return d
 
+    def listed_seq(self, name: str | None, value: Node, fields: dict) -> Domain:
+        """{seq: D, from: file or [files]}: the sequences listed in word-list files, one per
+        non-empty line, each character one element of D (an enum of one-character labels,
+        or a range of digits); `len`, if given, must match every word."""
+        r = self.reader
+        if "index" in fields:
+            raise SpecError("a seq read from files has positions 0..len-1, not an index",
+                            r.loc(fields["index"][0]))
+        elem = self.domain(value)
+        chars = self._element_chars(elem, r.loc(value))
+        node = fields["from"][1]
+        files = r.sequence(node, "word-list files") if not isinstance(node, ScalarNode) \
+            else [node]
+        length = self.const_int(fields["len"][1], "len") if "len" in fields else None
+        rows = []
+        for f in files:
+            path = self._data_path(f)
+            for number, line in enumerate(self._lines(path, f), 1):
+                word = line.strip()
+                if not word:
+                    continue
+                where = f"{path.name}:{number}"
+                if length is None:
+                    length = len(word)
+                if len(word) != length:
+                    raise SpecError(f"'{word}' ({where}) has {len(word)} elements, not {length}",
+                                    r.loc(f), hint="every word of a seq domain has one length")
+                unknown = [ch for ch in word if ch not in chars]
+                if unknown:
+                    raise SpecError(f"'{word}' ({where}): '{unknown[0]}' is not an element of "
+                                    f"{elem.describe()}", r.loc(f),
+                                    hint="each character must be one of its labels")
+                rows.append([chars[ch] for ch in word])
+        if not rows:
+            raise SpecError("the word lists are empty", r.loc(node))
+        if domain_size(elem) ** length >= 1 << 62:
+            raise SpecError(f"words of {length} elements of {elem.describe()} are too long to "
+                            "code in 62 bits", r.loc(node))
+        return listed_seq_domain(elem, np.array(rows, dtype=np.int64), name)
+
+    def _element_chars(self, elem: Domain, loc: Loc) -> dict[str, int]:
+        """Each element of an enum of one-character labels (or a range of digits), by its
+        character: its rank."""
+        values = [str(v) for v in domain_values(elem)] if elem.kind == "scalar" and \
+            isinstance(elem.type, IntT | EnumT) else []
+        if not values or any(len(v) != 1 for v in values):
+            raise SpecError(f"words are read as sequences of one-character elements; "
+                            f"{elem.describe()} is not an enum of one-character labels or a "
+                            "range of digits", loc, hint="e.g. Letter: {enum: [a, b, c]}")
+        return {v: i for i, v in enumerate(values)}
+
+    def _lines(self, path: Path, node: Node) -> list[str]:
+        try:
+            return path.read_text(encoding="utf-8").splitlines()
+        except OSError as err:
+            raise SpecError(f"cannot read {path}: {err.strerror}", self.reader.loc(node)) from None
+        except UnicodeDecodeError as err:
+            raise SpecError(f"{path.name} is not UTF-8 text (byte {err.start})",
+                            self.reader.loc(node), hint="save the file as UTF-8") from None
+
     def indexed_seq(self, value: Node, fields: dict) -> Domain:
         """{seq: D, index: E}: one element of D per label of the enum E, s[label]."""
         key, node = fields["index"]
@@ -182,13 +247,7 @@ class Declarations:
 
     def enum_from_file(self, name: str, node: Node) -> Domain:
         path = self._data_path(node)
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as err:
-            raise SpecError(f"cannot read {path}: {err.strerror}", self.reader.loc(node)) from None
-        except UnicodeDecodeError as err:
-            raise SpecError(f"{path.name} is not UTF-8 text (byte {err.start})",
-                            self.reader.loc(node), hint="save the file as UTF-8") from None
+        lines = self._lines(path, node)
         labels = [(ln.strip(), self.reader.loc(node)) for ln in lines if ln.strip()]
         for label, loc in labels:
             if not label.isidentifier():

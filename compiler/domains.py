@@ -53,6 +53,7 @@ class Domain:
     sizes: tuple[int, int] = (0, 0)  # set: allowed sizes, inclusive
     fields: tuple[tuple[str, Domain], ...] = ()  # record
     total: int = -1  # multiset: the counts add up to this (elem is then the universe)
+    listed: np.ndarray | None = None  # seq read from files: its values (element ranks), sorted
 
     @property
     def kind(self) -> str:
@@ -71,6 +72,9 @@ class Domain:
             return self.name
         if self.kind == "seq":
             by = self.type.index
+            if self.listed is not None:
+                return f"seq of {self.elem.describe()} (len {self.length}, {len(self.listed):,} " \
+                       "listed)"
             return f"seq of {self.elem.describe()} " + (f"(by {by.name})" if by else
                                                        f"(len {self.length})")
         if self.kind == "multiset":
@@ -95,6 +99,53 @@ def enum_domain(name: str, labels: list[str]) -> Domain:
 def seq_domain(elem: Domain, length: int, index: EnumT | None = None) -> Domain:
     """A sequence of `length` elements; with `index`, one per label of that enum."""
     return Domain(SeqT(elem.type, length, index), elem=elem, length=length)
+
+
+def listed_seq_domain(elem: Domain, rows: np.ndarray, name: str | None = None) -> Domain:
+    """Sequences of `elem` of one length, only those listed: `rows` (values x length) of
+    element ranks, deduplicated and put in canonical (lexicographic) order here. Their
+    codes (mixed radix of the element ranks) must fit 63 bits."""
+    rows = np.unique(np.asarray(rows, dtype=np.int64).reshape(len(rows), -1), axis=0)
+    return Domain(SeqT(elem.type, rows.shape[1]), name, elem=elem, length=rows.shape[1],
+                  listed=rows)
+
+
+def listed_codes(d: Domain) -> np.ndarray:
+    """The listed values' codes (mixed radix of element ranks), ascending."""
+    return _codes_of(d)
+
+
+@lru_cache(maxsize=64)
+def _codes_of(d: Domain) -> np.ndarray:
+    return row_codes(d, d.listed)
+
+
+def row_codes(d: Domain, rows: np.ndarray) -> np.ndarray:
+    """Codes of sequences given as element ranks (rows x length): mixed radix, first
+    element most significant, so codes sort as the canonical order does."""
+    base = domain_size(d.elem)
+    out = np.zeros(len(rows), dtype=np.int64)
+    for i in range(rows.shape[1]):
+        out = out * base + rows[:, i]
+    return out
+
+
+def translate_ranks(src: Domain, dst: Domain, ranks: np.ndarray) -> np.ndarray | None:
+    """The rank in `dst` of each value of `src` at `ranks` (-1 where dst lacks it), for two
+    domains of one type whose values compare as sequences of one element domain (or are
+    the same domain); None when they do not (no value of one is a value of the other)."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if src is dst:
+        return ranks
+    if not (src.kind == dst.kind == "seq" and src.type == dst.type and src.elem is dst.elem
+            and src.type.index is None):
+        return None
+    codes = row_codes(src, src.listed[ranks]) if src.listed is not None else ranks
+    if dst.listed is None:
+        return codes  # a plain sequence's rank is its code
+    table = listed_codes(dst)
+    at = np.minimum(np.searchsorted(table, codes), len(table) - 1)
+    return np.where(table[at] == codes, at, -1)
 
 
 def set_domain(elem: Domain, lo: int, hi: int) -> Domain:
@@ -134,6 +185,8 @@ def domain_size(d: Domain) -> int:
         raise ValueError("a continuous domain has no size")
     if d.kind == "multiset":
         return comb(d.length + d.total - 1, d.total)
+    if d.listed is not None:
+        return len(d.listed)
     if d.kind == "seq":
         return domain_size(d.elem) ** d.length
     if d.kind == "set":
@@ -152,6 +205,9 @@ def unrank(d: Domain, ranks: np.ndarray) -> Any:
     if d.kind == "multiset":
         table = multiset_table(d.length, d.total)[ranks]
         return tuple(table[..., i] for i in range(d.length))
+    if d.listed is not None:
+        rows = d.listed[ranks]
+        return tuple(unrank(d.elem, rows[..., i]) for i in range(d.length))
     if d.kind == "seq":
         base = domain_size(d.elem)
         digits = []
@@ -267,7 +323,9 @@ def member(d: Domain, value: Any) -> bool:
     if d.kind == "multiset":
         return len(value) == d.length and sum(value) == d.total and min(value) >= 0
     if d.kind == "seq":
-        return len(value) == d.length and all(member(d.elem, v) for v in value)
+        if len(value) != d.length or not all(member(d.elem, v) for v in value):
+            return False
+        return d.listed is None or listed_rank(d, value) is not None
     if d.kind == "set":
         return d.sizes[0] <= len(value) <= d.sizes[1] and all(
             member(d.elem, v) for v in value)
@@ -278,6 +336,20 @@ def member(d: Domain, value: Any) -> bool:
     if isinstance(t, EnumT):
         return value in t.values
     return isinstance(t, BoolT | FloatT)
+
+
+def listed_rank(d: Domain, value: Any) -> int | None:
+    """The rank of a plain Python sequence among a listed domain's values; None if it
+    is not listed."""
+    elems = domain_values(d.elem)
+    try:
+        row = np.array([[elems.index(v) for v in value]], dtype=np.int64)
+    except ValueError:
+        return None
+    codes = listed_codes(d)
+    code = row_codes(d, row)[0]
+    at = int(np.searchsorted(codes, code))
+    return at if at < len(codes) and codes[at] == code else None
 
 
 def set_elements(t: SetT) -> list[Any]:

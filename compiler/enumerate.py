@@ -288,6 +288,13 @@ def rank_of(d: Domain, value: Any) -> int:
 
         rows = multiset_table(d.length, d.total)
         return int(np.flatnonzero((rows == np.asarray(value)).all(axis=1))[0])
+    if d.listed is not None:
+        from sleuth.compiler.domains import listed_rank
+
+        r = listed_rank(d, value)
+        if r is None:
+            raise ValueError(value)
+        return r
     if d.kind == "seq":
         r = 0
         for v in value:
@@ -329,7 +336,11 @@ class FeedbackCoder:
         if self.size > 2**62:
             raise SpecError(f"the feedback of '{action.name}' has too many possible values "
                             f"({self.size:.3g}) to be coded as one integer", action.loc)
-        self.dtype = np.dtype(np.int32) if self.size < 2**31 else np.dtype(np.int64)
+        # The smallest dtype that holds every code: the kernels fill (queries x hypotheses)
+        # blocks of them, so a byte per cell where the feedback allows is a quarter of the
+        # memory traffic of int32.
+        self.dtype = np.dtype(next(t for t in (np.uint8, np.int16, np.int32, np.int64)
+                                   if self.size <= np.iinfo(t).max + 1))
         self._str_rank: dict[StrT, np.ndarray] = {}  # string code -> rank, per string type
 
     def codes(self, ctx: Ctx, shape: tuple[int, int]) -> np.ndarray:
@@ -348,11 +359,16 @@ class FeedbackCoder:
 
     def component_code(self, t: Type, value: Any) -> Any:
         if isinstance(value, tuple):
-            out: Any = 0
+            out: Any = None
             for ct, v in zip(component_types(t), value, strict=True):
-                out = np.add(np.multiply(out, radix(ct, self.strings), dtype=self.dtype),
-                             self.component_code(ct, v), dtype=self.dtype)
-            return out
+                c = self.component_code(ct, v)
+                if out is None:  # one array, updated in place (no temporary per element)
+                    out = np.broadcast_to(c, np.broadcast_shapes(*(np.shape(x) for x in value)
+                                                                 )).astype(self.dtype)
+                else:
+                    np.multiply(out, radix(ct, self.strings), out=out)
+                    np.add(out, c, out=out, casting="unsafe")
+            return 0 if out is None else out
         if isinstance(t, IntT):  # in int64 first: a constant need not fit self.dtype
             return np.subtract(value, t.lo, dtype=np.int64).astype(self.dtype, copy=False)
         if isinstance(t, StrT):

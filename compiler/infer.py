@@ -200,7 +200,7 @@ class Typer:
         if isinstance(t, SeqT):
             node.type = t.elem
             lo, hi = node.index.type.lo, node.index.type.hi
-            if hi < 0 or lo >= t.length:
+            if lo <= hi and (hi < 0 or lo >= t.length):  # (lo > hi: a loop over nothing)
                 raise SpecError(f"index {node.index.text} is out of range 0..{t.length - 1}",
                                 node.index.loc, hint="sequences are indexed from 0")
             return node

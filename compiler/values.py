@@ -5,7 +5,8 @@ on a command line. `coerce` checks such a value against a domain or type and
 returns it in the interpreter's encoding (ints, enum labels, tuples for
 sequences, frozensets for sets, dicts for records), or raises ValueError
 with a message saying what was expected. A sequence of one-digit values may
-be written as a digit string (`1122` for [1, 1, 2, 2]).
+be written as a digit string (`1122` for [1, 1, 2, 2]), and a sequence of
+one-character enum labels as a word (`crane` for [c, r, a, n, e]).
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ def coerce_text(t: Type | Domain, text: str) -> Any:
     seq = t.type if isinstance(t, Domain) else t
     if isinstance(seq, SeqT) and text.isdigit() and len(text) == seq.length:
         return coerce(t, [int(ch) for ch in text])
+    if _letters(seq, text):  # before YAML, which reads "false" or "yes" as a boolean
+        return coerce(t, list(text))
     try:
         raw = yaml.safe_load(text) if text else None
     except yaml.YAMLError:
@@ -101,10 +104,19 @@ def _coerce_sequence(t: SeqT | TupleT, raw: Any) -> tuple:
         digits = str(raw)
         if digits.isdigit() and len(digits) == t.length:
             raw = [int(ch) for ch in digits]
+        elif _letters(t, digits):
+            raw = list(digits)
     items = _as_list(raw, f"a sequence of {len(types)}")
     if len(items) != len(types):
         raise ValueError(f"expected {len(types)} values, got {len(items)} in {_show(raw)}")
     return tuple(coerce(et, v) for et, v in zip(types, items, strict=True))
+
+
+def _letters(t: Type, text: str) -> bool:
+    """Whether `text` is a sequence of t's one-character enum labels written as a word
+    (`crane` for [c, r, a, n, e], `gybbb` for [g, y, b, b, b])."""
+    return isinstance(t, SeqT) and isinstance(t.elem, EnumT) and len(text) == t.length and \
+        all(len(v) == 1 for v in t.elem.values) and all(ch in t.elem.values for ch in text)
 
 
 def _coerce_scalar(t: Type, raw: Any) -> Any:

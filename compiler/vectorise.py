@@ -38,7 +38,14 @@ from sleuth.compiler.arrays import (
     wide_dtype,
 )
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS, Fold
-from sleuth.compiler.domains import Domain, domain_size, universe_size, unrank
+from sleuth.compiler.domains import (
+    Domain,
+    domain_size,
+    listed_codes,
+    row_codes,
+    universe_size,
+    unrank,
+)
 from sleuth.compiler.ir import (
     HYP,
     ROW,
@@ -382,6 +389,13 @@ def member_mask(d: Domain, encoded: Any) -> Any:
     if d.kind == "multiset":
         total = sum(np.asarray(c, dtype=np.int64) for c in encoded)
         return np.equal(total, d.total) & all_of([np.greater_equal(c, 0) for c in encoded])
+    if d.listed is not None:
+        lo = d.elem.type.lo if isinstance(d.elem.type, IntT) else 0
+        ranks = np.stack(np.broadcast_arrays(*[np.asarray(v, dtype=np.int64) - lo
+                                               for v in encoded]), axis=-1)
+        codes = row_codes(d, ranks.reshape(-1, d.length)).reshape(ranks.shape[:-1])
+        elements = all_of([member_mask(d.elem, v) for v in encoded])  # codes need ranks in range
+        return np.logical_and(elements, np.isin(codes, listed_codes(d)))
     if d.kind == "seq":
         return all_of([member_mask(d.elem, v) for v in encoded])
     if d.kind == "set":

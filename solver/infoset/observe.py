@@ -70,6 +70,8 @@ class Event:
 def format_value(value: Any) -> str:
     """A plain value as a person would type it (YAML flow style, sets sorted)."""
     v = show_value(value)
+    if isinstance(value, tuple) and v and all(isinstance(x, str) and len(x) == 1 for x in v):
+        return "".join(v)  # one-character labels: a word, as it is typed (coerce_text)
     if isinstance(v, list):
         return "[" + ", ".join(format_value(x) for x in v) + "]"
     if isinstance(v, dict):

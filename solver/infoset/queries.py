@@ -28,8 +28,10 @@ from sleuth.compiler.api import (
     Game,
     SleuthError,
     answer_matrix,
+    domain_size,
     interpret,
     ir,
+    translate_ranks,
 )
 from sleuth.solver.infoset.codes import (
     MIN_ROWS,
@@ -66,15 +68,30 @@ class Block:
     ranks: np.ndarray  # legal argument ranks, canonical order
     secret_like: bool  # its arguments have the secret's domains: a query can be a secret
     listed: bool = True  # every legal query; False: one per orbit, for one information set
+    as_secret: np.ndarray | None = None  # each query's secret (product rank; -1: none)
 
     @property
     def deterministic(self) -> bool:
         return self.action.feedback is not None
 
+    def positions_of(self, secrets: np.ndarray) -> np.ndarray:
+        """The positions of the queries equal to the given secrets (product ranks), -1 for
+        a secret no query equals."""
+        found = np.flatnonzero(self.as_secret >= 0)
+        order = found[np.argsort(self.as_secret[found], kind="stable")]
+        table = self.as_secret[order]
+        if not len(table):
+            return np.full(len(secrets), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(table, secrets), len(table) - 1)
+        return np.where(table[at] == secrets, order[at], -1)
+
 
 def same_domain(a: Domain, b: Domain) -> bool:
     """Same values in the same canonical order."""
     if a.type != b.type or a.sizes != b.sizes or a.length != b.length:
+        return False
+    if (a.listed is None) != (b.listed is None) or (
+            a.listed is not None and not np.array_equal(a.listed, b.listed)):
         return False
     if (a.elem is None) != (b.elem is None):
         return False
@@ -86,9 +103,34 @@ def same_domain(a: Domain, b: Domain) -> bool:
 
 
 def can_be_secret(game: Game, action: CheckedAction) -> bool:
+    """Whether the action's arguments hold the secret's values: the same domains, in order,
+    or (a word list) a listed domain that contains the secret's."""
     secret = game.model.secret
     return len(action.args) == len(secret) and all(
-        same_domain(a.domain, v.domain) for a, v in zip(action.args, secret, strict=True))
+        same_domain(a.domain, v.domain) or translate_ranks(v.domain, a.domain, np.zeros(1, int))
+        is not None for a, v in zip(action.args, secret, strict=True))
+
+
+def secret_ranks(game: Game, action: CheckedAction, ranks: np.ndarray) -> np.ndarray | None:
+    """Each query's equal secret as a product rank in the secret's product (-1: none), for
+    an action whose queries can be secrets; None otherwise."""
+    if not can_be_secret(game, action):
+        return None
+    secret = game.model.secret
+    if all(same_domain(a.domain, v.domain) for a, v in zip(action.args, secret, strict=True)):
+        return ranks
+    digits, r = [], np.asarray(ranks, dtype=np.int64)
+    for a in reversed(action.args):
+        n = domain_size(a.domain)
+        digits.append(r % n)
+        r = r // n
+    out = np.zeros(len(ranks), dtype=np.int64)
+    bad = np.zeros(len(ranks), dtype=bool)
+    for a, v, d in zip(action.args, secret, reversed(digits), strict=True):
+        mapped = d if same_domain(a.domain, v.domain) else translate_ranks(a.domain, v.domain, d)
+        bad |= mapped < 0
+        out = out * domain_size(v.domain) + np.maximum(mapped, 0)
+    return np.where(bad, -1, out)
 
 
 AnyBelief = InformationSet  # the name strategies and evaluation have used
@@ -192,7 +234,8 @@ class Candidates:
             self.generators[action.name] = found
             return None
         ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
-        return Block(action, ranks, can_be_secret(self.game, action))
+        as_secret = secret_ranks(self.game, action, ranks)
+        return Block(action, ranks, as_secret is not None, as_secret=as_secret)
 
     def blocks_for(self, belief: AnyBelief) -> list[Block]:
         """The blocks a strategy scores at this belief, in the actions' order: the listed
@@ -256,9 +299,8 @@ class Candidates:
         listed = belief.listing()
         if not block.secret_like or listed is None or listed.game is not self.game:
             return np.flatnonzero(self.possible(block, belief))
-        ranks = self.game.hypotheses.ranks[listed.index]
-        at = np.minimum(np.searchsorted(block.ranks, ranks), max(len(block.ranks) - 1, 0))
-        return np.unique(at[block.ranks[at] == ranks]) if len(block.ranks) else at[:0]
+        at = block.positions_of(self.game.hypotheses.ranks[listed.index])
+        return np.unique(at[at >= 0])
 
     def possible(self, block: Block, belief: AnyBelief,
                  positions: np.ndarray | None = None) -> np.ndarray:
@@ -267,7 +309,7 @@ class Candidates:
         n = len(block.ranks) if positions is None else len(positions)
         if not block.secret_like or n == 0:
             return np.zeros(n, dtype=bool)
-        ranks = block.ranks if positions is None else block.ranks[positions]
+        ranks = block.as_secret if positions is None else block.as_secret[positions]
         return belief.contains(ranks)
 
     def preferred(self, block: Block, belief: AnyBelief, positions: np.ndarray) -> np.ndarray:
@@ -443,4 +485,4 @@ class OutcomeTable:
 
 
 __all__ = ["AnyBelief", "Block", "Candidates", "OutcomeTable", "Query", "Stopper",
-           "can_be_secret", "has_stop", "same_domain"]
+           "can_be_secret", "has_stop", "same_domain", "secret_ranks"]

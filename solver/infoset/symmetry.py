@@ -295,6 +295,8 @@ def _shape(game: Game) -> tuple[int, int] | None:
     if len(secret) != 1:
         return None
     domain = secret[0].domain
+    if domain.listed is not None:
+        return None  # a word list: relabelled values need not be listed
     if domain.kind == "seq":
         elem, length = domain.elem, domain.length
     elif domain.kind == "scalar":

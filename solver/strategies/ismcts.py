@@ -178,9 +178,9 @@ class ISMCTS(Strategy):
                 rank = int(belief.game.hypotheses.ranks[belief.index[
                     self.rng.integers(belief.size)]])
                 for b in self.secret_blocks:
-                    pos = int(np.searchsorted(b.ranks, rank))
-                    if pos < len(b.ranks) and b.ranks[pos] == rank:
-                        query = Query(b.action.name, rank)
+                    pos = int(b.positions_of(np.array([rank]))[0])
+                    if pos >= 0:
+                        query = self._query(b, pos)
                         break
             if query is None:
                 block, pos = self.pool[int(self.rng.integers(len(self.pool)))]

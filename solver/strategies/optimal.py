@@ -79,9 +79,9 @@ class OptimalSearch:
         hyp_ranks = game.hypotheses.ranks
         secret_of = []
         for block in candidates.blocks:
-            at = np.minimum(np.searchsorted(hyp_ranks, block.ranks), len(hyp_ranks) - 1)
-            found = block.secret_like & (hyp_ranks[at] == block.ranks)
-            secret_of.append(np.where(found, at, -1))
+            ranks = block.as_secret if block.secret_like else np.full(len(block.ranks), -1)
+            at = np.minimum(np.searchsorted(hyp_ranks, ranks), len(hyp_ranks) - 1)
+            secret_of.append(np.where(hyp_ranks[at] == ranks, at, -1))
         self.secret_of = np.concatenate(secret_of).astype(np.int64)
         self.secret_like = candidates.any_secret_like
         self.goal_class = self._goal_classes()

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sleuth.compiler.api import SleuthError, spec_path
+from sleuth.compiler.api import SleuthError, coerce, spec_path
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.evaluation.trees import verify_tree, write_tree
@@ -87,7 +87,7 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
 
     console = make_console()
     first = data["first_query"]
-    first_text = query_text(first["query"], first["args"]) if first else "-"
+    first_text = query_text(first["query"], _typed(game, first)) if first else "-"
     console.print(Text.assemble((game.name, "bold"),
                                 f": {strategy.name} (guesses {opts['guesses']}) "
                                 f"over {data['secrets']:,} secrets in {data['seconds']:.2f} s"))
@@ -136,3 +136,10 @@ def verify_tree_command(tree_file: str, spec: str, **kwargs: Any) -> None:
     if claimed and claimed != {k: got[k] for k in claimed}:
         raise SleuthError(line + f"; the file claims {claimed}")
     click.echo(line + (" (as the file claims)" if claimed else ""))
+
+
+def _typed(game: Any, query: dict) -> dict:
+    """A query's arguments from JSON back to plain values of their domains (a sequence is
+    a tuple again, so it prints as typed: a word, not a list of letters)."""
+    domains = {a.name: a.domain for a in game.model.action(query["query"]).args}
+    return {k: coerce(domains[k], v) for k, v in query["args"].items()}
