@@ -53,6 +53,10 @@ class OneHotSecret:
         t = d.type
         if d.kind == "multiset":
             return self._encode_multiset(name, d)
+        if d.listed is not None:
+            raise SpecError(f"the symbolic backend cannot encode secret variable '{var.name}' "
+                            f"({d.describe()}): its values are a list, not every sequence",
+                            var.loc, hint="use --backend enum")
         if isinstance(t, SeqT):
             return tuple(self._encode(f"{name}[{position_name(t, i)}]", d.elem, var)
                          for i in range(d.length))

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from sleuth.compiler.domains import Domain
+from sleuth.compiler.domains import Domain, listed_rank
 from sleuth.compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
 
 
@@ -30,7 +30,13 @@ def coerce(t: Type | Domain, raw: Any) -> Any:
             raise ValueError(f"{_show(raw)} has {len(value)} elements; {t.describe()} "
                              f"needs {lo if lo == hi else f'{lo}..{hi}'}")
         if t.kind == "seq" and t.elem is not None:
-            return tuple(coerce(t.elem, v) for v in value)
+            value = tuple(coerce(t.elem, v) for v in value)
+            if t.listed is not None and listed_rank(t, value) is None:
+                word = "".join(value) if all(isinstance(v, str) and len(v) == 1
+                                             for v in value) else _show(raw)
+                raise ValueError(f"{word} is not one of the {len(t.listed):,} listed "
+                                 f"values of {t.describe()}")
+            return value
         if t.kind == "record":
             return {name: coerce(f, value[name]) for name, f in t.fields}
         return value

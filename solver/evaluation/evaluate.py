@@ -93,7 +93,8 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
                       root: AnyBelief | None = None,
                       observer: Observer | None = None, tree: bool = False,
                       workers: Workers | None = None,
-                      recipe: Recipe | None = None) -> Evaluation:
+                      recipe: Recipe | None = None,
+                      first: Query | None = None) -> Evaluation:
     """Play every secret (or `secrets` of them, seeded) against `strategy`, as one tree.
     `root` is the starting belief (default: the enumerated prior; a CountedBelief
     evaluates on the symbolic backend). `observer(depth, entropy_bits, keys)` hears the
@@ -102,7 +103,8 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     With `workers` (and the `recipe` that builds this game and strategy again), the
     strategy's own search is split over them if it can (`Strategy.share`); otherwise
     the subtrees SPLIT_DEPTH queries down are walked on the workers. The result is the
-    serial one."""
+    serial one. `first`, when given, is the first query (an opener forced on the
+    strategy, which chooses every later one)."""
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
     ranks, keys = root.secrets(secrets, seed)
@@ -110,6 +112,7 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
         lambda depth, bits, targets: observer(depth, bits, keys[targets]))
     walker = _Walker(game, strategy, Stopper(game), progress, ranks, relay)
     walker.record = tree
+    walker.first = first
     if workers is not None:
         if recipe is None or observer is not None or root.listing() is not root:
             raise SleuthError("a split evaluation needs the enumerated backend and a recipe, "
@@ -162,6 +165,7 @@ class _Walker:
         self.split: int | None = None  # the depth whose subtrees are left to workers
         self.deferred: list[tuple[np.ndarray, np.ndarray, int]] = []  # (index, targets, depth)
         self.slots: list[dict[str, Any]] = []  # the tree's entries the workers fill
+        self.first: Query | None = None  # the query at the root, if it is given
 
     def run_deferred(self, workers: Workers, recipe: Recipe) -> None:
         """Walk the deferred subtrees on the workers, largest first; merge their lengths
@@ -208,7 +212,8 @@ class _Walker:
                 f"{len(targets)} secrets are still unsolved after {depth} queries "
                 f"(strategy {self.strategy.name})",
                 hint="the strategy may be unable to separate the remaining hypotheses")
-        query = self.strategy.choose(belief)
+        query = self.first if depth == 0 and self.first is not None else \
+            self.strategy.choose(belief)
         if self.game.model.action(query.action).feedback is None:
             raise SleuthError(
                 f"the strategy chose '{query.action}', whose answer is random; exact "

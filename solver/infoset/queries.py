@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we list to find the legal ones
 CHEAP_MATRIX = 1 << 24  # (query, hypothesis) pairs: a full feedback matrix this small is kept
+MANY_CALLS = 64  # kernel calls for one block after which its full matrix is built (if it fits)
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ class Candidates:
         self.generators: dict[str, OrbitQueries] = {}  # actions too large to list
         self.blocks = [b for b in (self._block(a) for a in game.model.queries) if b is not None]
         self._generated: tuple[bytes, list[Block]] | None = None
+        self._kernel_pairs: dict[str, tuple[int, int]] = {}  # per block: (pairs, calls)
         if guesses == "consistent" and not self.any_secret_like:
             raise SleuthError(
                 "--guesses consistent needs a query that can be a secret (arguments with the "
@@ -371,12 +373,23 @@ class Candidates:
         """Whether to build the full matrix for this request. It pays off when most of the
         table is scored by most queries (an exhaustive decision at the root, reused below
         it), not for a sample of it, nor for one query per orbit of a large game; a small
-        one, or one filled from its orbits (symmetry.orbit_matrix), always does."""
+        one, or one filled from its orbits (symmetry.orbit_matrix), always does. And once
+        the kernels have computed as many pairs for the block as the matrix holds (many
+        smaller decisions, as when the first query is forced), or have been called
+        MANY_CALLS times for it (each call has a fixed cost: a small set's feedback is as
+        many numpy calls as a large one's), it is built."""
         if self._orbits(block, game):
             return True
         pairs = len(block.ranks) * game.hypotheses.size
-        return 2 * len(index) >= game.hypotheses.size and (
-            pairs <= CHEAP_MATRIX or 2 * len(positions) >= len(block.ranks))
+        if 2 * len(index) >= game.hypotheses.size and (
+                pairs <= CHEAP_MATRIX or 2 * len(positions) >= len(block.ranks)):
+            return True
+        if game is not self.game:
+            return False
+        done, calls = self._kernel_pairs.get(block.action.name, (0, 0))
+        done, calls = done + len(positions) * len(index), calls + 1
+        self._kernel_pairs[block.action.name] = (done, calls)
+        return done >= pairs or calls >= MANY_CALLS
 
     def _orbits(self, block: Block, game: Game) -> Any:
         """The proved symmetries of the game's own table, when one block can be a secret

@@ -13,7 +13,8 @@ from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.evaluation.trees import verify_tree, write_tree
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
-from sleuth.solver.infoset.observe import query_text
+from sleuth.solver.infoset.observe import parse_query_text, query_text
+from sleuth.solver.infoset.queries import Query
 from sleuth.solver.interfaces.options import (
     backend_option,
     game_options,
@@ -41,14 +42,20 @@ from sleuth.solver.interfaces.options import (
                    "the result is the serial one. Needs the `cluster` extra.")
 @click.option("--scheduler", default=None, metavar="ADDR",
               help="Split the work over the workers of the Dask scheduler at ADDR.")
+@click.option("--first", "first_text", default=None, metavar="QUERY",
+              help="Force the first query (e.g. 'guess 1122', or just its arguments when "
+                   "the spec has one kind of query: --first salet); the strategy chooses "
+                   "every later one.")
 def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | None,
-             workers: int | None, scheduler: str | None, **kwargs: Any) -> None:
+             workers: int | None, scheduler: str | None, first_text: str | None,
+             **kwargs: Any) -> None:
     """Play every secret of SPEC against a strategy (one tree over feedback partitions)."""
     recipe = recipe_of(spec, kwargs)
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
     strategy = make_from_options(game, opts)
     root = prior_belief(game, backend)
+    first = None if first_text is None else opening(game, first_text)
     total = min(secrets or root.size, root.size)
     if tree_file is not None and secrets is not None:
         raise SleuthError("--tree writes the whole tree: it cannot be combined with --secrets")
@@ -60,8 +67,8 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
         with progress_bar(total, f"evaluating {strategy.name}") as advance:
             result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance,
                                        root, tree=tree_file is not None, workers=pool,
-                                       recipe=recipe)
-            proof = strategy.proven(root) if secrets is None else None
+                                       recipe=recipe, first=first)
+            proof = strategy.proven(root) if secrets is None and first is None else None
     finally:
         if pool is not None:
             pool.close()
@@ -143,3 +150,14 @@ def _typed(game: Any, query: dict) -> dict:
     a tuple again, so it prints as typed: a word, not a list of letters)."""
     domains = {a.name: a.domain for a in game.model.action(query["query"]).args}
     return {k: coerce(domains[k], v) for k, v in query["args"].items()}
+
+
+def opening(game: Any, text: str) -> Query:
+    """The query `--first` names: `action args`, or only the arguments when the spec has
+    one kind of query."""
+    actions = [a.name for a in game.model.queries]
+    words = text.split()
+    if len(actions) == 1 and (not words or words[0] not in actions):
+        text = f"{actions[0]} {text}"
+    action, args = parse_query_text(game, text)
+    return Query(action, int(game.space(action).rank(args)))
