@@ -88,6 +88,11 @@ class OrbitQueries:
     def width(self) -> int:
         return 1 << self.k
 
+    def members(self, listed) -> list[np.ndarray]:
+        """The value blocks of a listed belief (its hypotheses, with their weights)."""
+        weights = None if listed.uniform else listed.probabilities()
+        return value_blocks(listed.game, listed.index, weights, self.domain)
+
     # -- which totals are legal (once per action)
 
     def _legal_totals(self) -> tuple[np.ndarray, dict[int, np.ndarray]]:

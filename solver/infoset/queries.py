@@ -245,8 +245,6 @@ class Candidates:
         stabiliser (the last belief's are kept)."""
         if not self.generators:
             return self.blocks
-        from sleuth.solver.infoset.orbits import value_blocks
-
         listed = belief.listing()
         if listed is None:
             raise SleuthError("queries generated one per orbit need the listed hypotheses",
@@ -257,8 +255,8 @@ class Candidates:
         if self._generated is None or self._generated[0] != key:
             made = {}
             for name, gen in self.generators.items():
-                members = value_blocks(listed.game, listed.index, weights, gen.domain)
-                made[name] = Block(gen.action, gen.ranks(members), False, listed=False)
+                made[name] = Block(gen.action, gen.ranks(gen.members(listed)), False,
+                                   listed=False)
             listed_blocks = {b.action.name: b for b in self.blocks}
             order = [a.name for a in self.game.model.queries]
             self._generated = (key, [listed_blocks.get(n) or made[n] for n in order])
@@ -277,13 +275,8 @@ class Candidates:
         at this belief; Python integers); None for a listed block."""
         if block.listed:
             return None
-        from sleuth.solver.infoset.orbits import value_blocks
-
-        listed = belief.listing()
         gen = self.generators[block.action.name]
-        weights = None if listed.uniform else listed.probabilities()
-        return gen.orbits(value_blocks(listed.game, listed.index, weights, gen.domain),
-                          sizes=True)[1]
+        return gen.orbits(gen.members(belief.listing()), sizes=True)[1]
 
     def representatives(self, block: Block, belief: AnyBelief) -> np.ndarray | None:
         """Which of the block's queries are the first of their orbit under the proved
