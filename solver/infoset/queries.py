@@ -3,8 +3,10 @@
 `Candidates` lists every legal query of the spec (actions in declaration
 order, each action's argument tuples in canonical order, design §3). A query
 "can be a secret" when its arguments have exactly the secret variables'
-domains, in order (a guess that could be the code); such a query maps to a
-hypothesis, which is what tie-break K and `--guesses consistent` use.
+domains, in order (a guess that could be the code), or word lists of the
+same sequences (Wordle's guesses, which include its answers); such a query
+maps to the hypothesis it equals (`Block.as_secret`), which is what tie-break K
+and `--guesses consistent` use.
 
 For a belief, `parts` gives each candidate's outcome partition as a dense
 (queries x parts) matrix: integer hypothesis counts when the belief is
@@ -17,6 +19,7 @@ list (symbolic backend), from exact model counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,14 +27,11 @@ import numpy as np
 from sleuth.compiler.api import (
     BudgetError,
     CheckedAction,
-    Domain,
     Game,
     SleuthError,
     answer_matrix,
-    domain_size,
     interpret,
     ir,
-    translate_ranks,
 )
 from sleuth.solver.infoset.codes import (
     MIN_ROWS,
@@ -43,6 +43,7 @@ from sleuth.solver.infoset.codes import (
     rows_that_fit,
 )
 from sleuth.solver.infoset.protocol import InformationSet
+from sleuth.solver.infoset.secretlike import can_be_secret, same_domain, secret_ranks
 
 if TYPE_CHECKING:
     from sleuth.solver.infoset.belief import Belief
@@ -78,60 +79,18 @@ class Block:
     def positions_of(self, secrets: np.ndarray) -> np.ndarray:
         """The positions of the queries equal to the given secrets (product ranks), -1 for
         a secret no query equals."""
-        found = np.flatnonzero(self.as_secret >= 0)
-        order = found[np.argsort(self.as_secret[found], kind="stable")]
-        table = self.as_secret[order]
+        order, table = self._by_secret
         if not len(table):
             return np.full(len(secrets), -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(table, secrets), len(table) - 1)
         return np.where(table[at] == secrets, order[at], -1)
 
-
-def same_domain(a: Domain, b: Domain) -> bool:
-    """Same values in the same canonical order."""
-    if a.type != b.type or a.sizes != b.sizes or a.length != b.length:
-        return False
-    if (a.listed is None) != (b.listed is None) or (
-            a.listed is not None and not np.array_equal(a.listed, b.listed)):
-        return False
-    if (a.elem is None) != (b.elem is None):
-        return False
-    if a.elem is not None and not same_domain(a.elem, b.elem):
-        return False
-    return len(a.fields) == len(b.fields) and all(
-        n1 == n2 and same_domain(d1, d2) for (n1, d1), (n2, d2) in zip(a.fields, b.fields,
-                                                                         strict=True))
-
-
-def can_be_secret(game: Game, action: CheckedAction) -> bool:
-    """Whether the action's arguments hold the secret's values: the same domains, in order,
-    or (a word list) a listed domain that contains the secret's."""
-    secret = game.model.secret
-    return len(action.args) == len(secret) and all(
-        same_domain(a.domain, v.domain) or translate_ranks(v.domain, a.domain, np.zeros(1, int))
-        is not None for a, v in zip(action.args, secret, strict=True))
-
-
-def secret_ranks(game: Game, action: CheckedAction, ranks: np.ndarray) -> np.ndarray | None:
-    """Each query's equal secret as a product rank in the secret's product (-1: none), for
-    an action whose queries can be secrets; None otherwise."""
-    if not can_be_secret(game, action):
-        return None
-    secret = game.model.secret
-    if all(same_domain(a.domain, v.domain) for a, v in zip(action.args, secret, strict=True)):
-        return ranks
-    digits, r = [], np.asarray(ranks, dtype=np.int64)
-    for a in reversed(action.args):
-        n = domain_size(a.domain)
-        digits.append(r % n)
-        r = r // n
-    out = np.zeros(len(ranks), dtype=np.int64)
-    bad = np.zeros(len(ranks), dtype=bool)
-    for a, v, d in zip(action.args, secret, reversed(digits), strict=True):
-        mapped = d if same_domain(a.domain, v.domain) else translate_ranks(a.domain, v.domain, d)
-        bad |= mapped < 0
-        out = out * domain_size(v.domain) + np.maximum(mapped, 0)
-    return np.where(bad, -1, out)
+    @cached_property
+    def _by_secret(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of the queries that are secrets, and those secrets, ascending."""
+        found = np.flatnonzero(self.as_secret >= 0)
+        order = found[np.argsort(self.as_secret[found], kind="stable")]
+        return order, self.as_secret[order]
 
 
 AnyBelief = InformationSet  # the name strategies and evaluation have used
