@@ -85,6 +85,40 @@ class CheckedAction:
     response: Response | None
     stop_when: ir.Node | None
     loc: Loc
+    # Conditions on the query and each earlier query of this action, bound as `before`
+    # (a record of its arguments and feedback): only those that can be false.
+    history: list[ir.Node] = field(default_factory=list)
+
+
+BEFORE = "<before>"  # the uid `before` (an earlier query, in a history rule) is bound to
+
+
+def always_true(node: ir.Node) -> bool:
+    """Whether a condition holds whatever its names' values, params being constants by
+    now: `not hard or ...` when the param hard is false."""
+    match node:
+        case ir.Const(value=value):
+            return value is True
+        case ir.Binary(op="or"):
+            return always_true(node.left) or always_true(node.right)
+        case ir.Binary(op="and"):
+            return always_true(node.left) and always_true(node.right)
+        case ir.Unary(op="not"):
+            return _always_false(node.operand)
+    return False
+
+
+def _always_false(node: ir.Node) -> bool:
+    match node:
+        case ir.Const(value=value):
+            return value is False
+        case ir.Binary(op="or"):
+            return _always_false(node.left) and _always_false(node.right)
+        case ir.Binary(op="and"):
+            return _always_false(node.left) or _always_false(node.right)
+        case ir.Unary(op="not"):
+            return always_true(node.operand)
+    return False
 
 
 @dataclass
@@ -251,8 +285,36 @@ class Checker(Declarations):
                 scope = {**scope, name: Binding("local", node.type, node.deps, uid)}
         else:
             response = self.response(action, scope)
+        history = self.history(action, args, feedback, scope)
         return CheckedAction(action.name, action.kind, args, legal, feedback, response, None,
-                             action.loc)
+                             action.loc, history)
+
+    def history(self, action: Action, args: list[Var],
+                feedback: list[tuple[str, str, ir.Node]] | None,
+                scope: dict[str, Binding]) -> list[ir.Node]:
+        """The `history` conditions, typed with `before` bound to the record of an earlier
+        query's arguments and feedback; those that are true whatever the query (a param
+        switches the rule off) are dropped."""
+        if not action.history:
+            return []
+        if feedback is None or action.kind != "query":
+            raise SpecError(f"'history' applies to queries with feedback; '{action.name}' is "
+                            f"{'an observation' if action.kind != 'query' else 'a response'}",
+                            action.history[0].loc)
+        fields = tuple([(a.name, a.domain.type) for a in args] +
+                       [(name, node.type) for name, _, node in feedback])
+        inner = {k: b for k, b in scope.items() if b.kind != "local"}
+        inner["before"] = Binding("arg", RecordT(fields), frozenset({ROW}), BEFORE)
+        out = []
+        for cond in action.history:
+            node = self.boolean(cond, inner, "a history condition")
+            if HYP in node.deps:
+                raise SpecError(f"the history rule of '{action.name}' depends on the secret",
+                                cond.loc, hint="it may use the arguments and `before` (an "
+                                               "earlier query's arguments and feedback)")
+            if not always_true(node):
+                out.append(node)
+        return out
 
     def response(self, action: Action, scope: dict[str, Binding]) -> Response:
         r = action.response

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import yaml
 
-from sleuth.compiler.check import CheckedAction, Model, Var, check_spec
+from sleuth.compiler.check import BEFORE, CheckedAction, Model, Var, check_spec
 from sleuth.compiler.counters import Counter, counter_class
 from sleuth.compiler.domains import from_python
 from sleuth.compiler.enumerate import (
@@ -36,6 +36,7 @@ from sleuth.compiler.enumerate import (
 from sleuth.compiler.errors import BudgetError, SpecError
 from sleuth.compiler.hidden import hidden_from
 from sleuth.compiler.interpret import evaluate
+from sleuth.compiler.ir import RecordT
 from sleuth.compiler.library import spec_path
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.source import Document
@@ -272,6 +273,28 @@ class Game:
         coder = self.coder(query)
         code = coder.codes(Ctx(env), (1, 1))[0, 0]
         return coder.decode(int(code))
+
+    def history_allows(self, query: str, ranks: np.ndarray,
+                       earlier: list[tuple[int, int]]) -> np.ndarray:
+        """Which queries at `ranks` keep the action's `history` rule against each of its
+        earlier queries, given as (argument rank, feedback code) pairs."""
+        action = self.model.action(query)
+        keep = np.ones(len(ranks), dtype=bool)
+        if not action.history or not earlier:
+            return keep
+        space, coder = self.space(query), self.coder(query)
+        rules = self.memo.get(("history", query),
+                              lambda: [self.compiler(c) for c in action.history])
+        env = space.env(ranks)
+        record = RecordT(tuple([(a.name, a.domain.type) for a in action.args] +
+                               [(name, node.type) for name, _, node in action.feedback]))
+        for rank, code in earlier:
+            before = from_python(record, {**space.value(rank), **coder.decode(code)},
+                                 self.model.strings)
+            ctx = Ctx({**env, BEFORE: before})
+            for rule in rules:
+                keep &= np.broadcast_to(np.asarray(rule(ctx)), (len(ranks), 1))[:, 0]
+        return keep
 
     def point_env(self, variables: list[Var], values: dict[str, Any],
                   axis: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from sleuth.compiler.source import Document, scalar_value
 
 TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
             "observations", "goal", "data")
-ACTION_KEYS = ("args", "legal", "feedback", "response", "about")
+ACTION_KEYS = ("args", "legal", "history", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
 GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
@@ -68,6 +68,7 @@ class Action:
     feedback: list[tuple[str, ir.Node]] | None  # named components, in order
     response: Response | None
     loc: Loc
+    history: list[ir.Node] = field(default_factory=list)  # holds against each earlier query
 
 
 @dataclass
@@ -285,8 +286,10 @@ def _read_actions(r: Reader, top: dict, key: str, kind: str) -> list[Action]:
                                            "response: an answer chosen by an informed agent")
         feedback = _read_feedback(r, fields["feedback"][1]) if "feedback" in fields else None
         response = _read_response(r, fields["response"][1]) if "response" in fields else None
+        history = r.exprs(fields["history"][1], "a history condition") \
+            if "history" in fields else []
         actions.append(Action(r.name(k, f"{kind} name"), kind, args, legal, feedback, response,
-                              r.loc(k)))
+                              r.loc(k), history))
     return actions
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from sleuth.compiler.api import SleuthError, SpecError, load_game, load_game_text
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.infoset.queries import Candidates, Query
 from sleuth.solver.interfaces.cli import main
 from sleuth.solver.strategies import make_strategy
 
@@ -231,3 +231,117 @@ def test_a_word_domain_over_digits(tmp_path):
     (tmp_path / "s.yaml").write_text(text)
     game = load_game_text(text, file=str(tmp_path / "s.yaml"))
     assert game.hypotheses.size == 2 and game.hypotheses.value(1)["x"] == (2, 2)
+
+
+# ----------------------------------------------------------------------------- hard mode
+
+def _hard_ok(guess: str, before: str, marks: str) -> bool:
+    """Hard mode written directly: greens kept in place, and at least as many copies of
+    each letter as were marked green or yellow."""
+    if any(m == "g" and guess[i] != before[i] for i, m in enumerate(marks)):
+        return False
+    shown: dict[str, int] = {}
+    for ch, m in zip(before, marks, strict=True):
+        if m != "b":
+            shown[ch] = shown.get(ch, 0) + 1
+    return all(guess.count(ch) >= n for ch, n in shown.items())
+
+
+def _paths(node: dict, path: list[tuple[str, str]]):
+    """Every (earlier guesses with marks, guess) along a written tree."""
+    if "query" not in node:
+        return
+    guess = "".join(node["query"]["args"]["w"])
+    yield path, guess
+    for branch in node["branches"]:
+        marks = "".join(branch["feedback"]["marks"])
+        yield from _paths(branch, path + [(guess, marks)])
+
+
+def test_hard_mode_keeps_every_hint(tmp_path, capsys):
+    tree = tmp_path / "hard.json"
+    main(["evaluate", str(WORDLE), "--set", "hard=true", "--set", "answers_only=true",
+          "--strategy", "most-parts", "--tree", str(tree)])
+    document = json.loads(tree.read_text())
+    checked = 0
+    for path, guess in _paths(document["tree"], []):
+        for before, marks in path:
+            assert _hard_ok(guess, before, marks), (guess, before, marks)
+            checked += 1
+    assert checked > 1000
+    easy = load_game(WORDLE, {"answers_only": True})
+    normal = evaluate_strategy(easy, make_strategy("most-parts", Candidates(easy)), "w")
+    # the rule binds: some later guess in normal play breaks it
+    assert document["total"] != normal.total
+
+
+def test_hard_mode_masks_match_the_rule_written_here():
+    game = load_game(WORDLE, {"hard": True})
+    space = game.space("guess")
+    words = ["".join(space.value(r)["w"]) for r in range(space.size)]
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        before = int(rng.integers(space.size))
+        answer = int(rng.integers(game.hypotheses.size))
+        code = int(game.feedback_matrix("guess", np.array([before]), np.array([answer]))[0, 0])
+        marks = "".join(game.coder("guess").decode(code)["marks"])
+        mask = game.history_allows("guess", np.arange(space.size), [(before, code)])
+        expected = np.array([_hard_ok(w, words[before], marks) for w in words])
+        assert np.array_equal(mask, expected)
+
+
+def test_play_refuses_a_guess_that_breaks_hard_mode(capsys, monkeypatch):
+    import io
+
+    # After CRANE scored grey-grey-green-grey-grey, hard mode needs an A in the middle.
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "play guess crane\nbbgbb\nplay guess stool\nquit\n"))
+    with pytest.raises(SystemExit):
+        main(["play", str(WORDLE), "--set", "hard=true"])
+    out = capsys.readouterr()
+    assert "breaks the history rule of 'guess'" in out.out + out.err
+
+
+def test_searches_refuse_an_active_history_rule():
+    candidates = Candidates(load_game(WORDLE, {"hard": True}))
+    for name in ("optimal", "lookahead", "ismcts"):
+        with pytest.raises(SleuthError, match="does not keep history rules"):
+            make_strategy(name, candidates)
+    # hard mode off: the rule is dropped when the spec is checked
+    assert not Candidates(load_game(WORDLE)).history_rules
+
+
+NO_REPEAT = """\
+game: Higher or lower, no number asked twice
+params: {n: 6}
+domains: {Number: {range: "1..n"}}
+secret: {number: Number}
+queries:
+  guess:
+    args: {x: Number}
+    history: "x != before.x"
+    feedback: 'if number < x then "lower" else if number > x then "higher" else "correct"'
+goal: {identify: [number]}
+"""
+
+
+def test_history_second_use_no_repeated_question():
+    game = load_game_text(NO_REPEAT)
+    candidates = Candidates(game)
+    from sleuth.solver.infoset.belief import Belief
+
+    root = Belief.prior(game)
+    (block,) = candidates.blocks
+    asked = root.branch(Query("guess", 2), candidates).child(
+        int(game.coder("guess").encode({"feedback": "higher"})))
+    allowed = [int(block.ranks[p]) for p in candidates.allowed(block, asked)]
+    assert 2 not in allowed and len(allowed) == 5
+
+
+@pytest.mark.parametrize("rule, message", [
+    ("before.y == 1", "has no field 'y'|no field"),
+    ("number == before.x", "depends on the secret"),
+])
+def test_history_errors(rule, message):
+    with pytest.raises(SpecError, match=message):
+        load_game_text(NO_REPEAT.replace('"x != before.x"', f'"{rule}"'))

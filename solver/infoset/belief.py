@@ -45,10 +45,20 @@ class InconsistentObservations(ObservationError):
 class Belief:
     """Which hypotheses remain possible (`index`) and how likely each is."""
 
-    def __init__(self, game: Game, index: np.ndarray, logw: np.ndarray | None = None):
+    def __init__(self, game: Game, index: np.ndarray, logw: np.ndarray | None = None,
+                 history: tuple[tuple[str, int, int], ...] = ()):
         self.game = game
         self.index = index
         self.logw = logw  # None: uniform over index
+        self.history = history  # (action, argument rank, feedback code) per query asked
+
+    def _like(self, index: np.ndarray, logw: np.ndarray | None = None) -> Belief:
+        """Another belief after the same queries."""
+        return Belief(self.game, index, logw, self.history)
+
+    def after(self, action: str, rank: int, code: int) -> Belief:
+        """The same hypotheses, with one more query (and its feedback) in the history."""
+        return Belief(self.game, self.index, self.logw, self.history + ((action, rank, code),))
 
     @classmethod
     def prior(cls, game: Game) -> Belief:
@@ -107,7 +117,7 @@ class Belief:
                 f"inconsistent observations: no remaining hypothesis gives {_text(what)}", loc,
                 hint="check the values typed; the belief is unchanged")
         logw = None if self.logw is None else self.logw[keep]
-        return Belief(self.game, self.index[keep], logw)._simplified()
+        return self._like(self.index[keep], logw)._simplified()
 
     def update(self, likelihood: np.ndarray, what: str | Callable[[], str],
                loc: Loc | None = None) -> Belief:
@@ -126,14 +136,14 @@ class Belief:
                      "tremble: 0.01; docs/spec-language.md)")
         lik = likelihood[keep]
         if self.logw is None and np.all(lik == lik[0]):
-            return Belief(self.game, self.index[keep])
+            return self._like(self.index[keep])
         base = np.zeros(int(keep.sum())) if self.logw is None else self.logw[keep]
         logw = base + np.log(lik)
-        return Belief(self.game, self.index[keep], logw - logw.max())._simplified()
+        return self._like(self.index[keep], logw - logw.max())._simplified()
 
     def _simplified(self) -> Belief:
         if self.logw is not None and self.size and np.all(self.logw == self.logw[0]):
-            return Belief(self.game, self.index)
+            return self._like(self.index)
         return self
 
     def observe(self, event: Event) -> Belief:
@@ -147,8 +157,10 @@ class Belief:
         if event.feedback is not None:
             rank = game.space(event.action).rank(event.args)
             code = game.coder(event.action).encode(event.feedback)
+            check_history(game, event, rank, self.history)
             codes = game.feedback_matrix(event.action, np.array([rank]), self.index)[0]
-            return self.restrict(codes == code, what, event.loc)
+            return self.restrict(codes == code, what, event.loc).after(event.action, rank,
+                                                                          code)
         lik = answer_likelihood(game, event.action, event.args, event.answer, self.index)
         return self.update(lik, what, event.loc)
 
@@ -159,7 +171,8 @@ class Belief:
             where = np.searchsorted(self.game.hypotheses.ranks, ranks)
             return codes[np.searchsorted(self.index, where)]
 
-        return Branch(codes_of, lambda code: self.restrict(codes == code, "feedback"))
+        return Branch(codes_of, lambda code: self.restrict(codes == code, "feedback").after(
+            query.action, query.rank, code))
 
     def partition(self, candidates: Candidates, block: Block,
                   positions: np.ndarray) -> np.ndarray:
@@ -200,7 +213,7 @@ class Belief:
             return self
         p = None if self.uniform else self.probabilities()
         chosen = rng.choice(self.size, size=k, replace=False, p=p)
-        return Belief(self.game, self.index[np.sort(chosen)])
+        return self._like(self.index[np.sort(chosen)])
 
     def determinisations(self, k: int, rng: np.random.Generator,
                          deadline: float | None = None) -> Belief:
@@ -291,4 +304,23 @@ def _marginals(name: str, t: Any, col: Any, p: np.ndarray,
         out[name] = {label: float(m) for label, m in zip(labels, mass, strict=True)}
 
 
-__all__ = ["Belief", "InconsistentObservations"]
+
+
+def check_history(game: Game, event: Event, rank: int,
+                  history: tuple[tuple[str, int, int], ...]) -> None:
+    """An ObservationError when the query of `event` breaks its action's `history` rule
+    against an earlier query of it (Wordle's hard mode)."""
+    from sleuth.solver.infoset.observe import query_text
+
+    earlier = [(r, c) for a, r, c in history if a == event.action]
+    for before in earlier:
+        if not game.history_allows(event.action, np.array([rank]), [before])[0]:
+            raise ObservationError(
+                f"'{event.query_text()}' breaks the history rule of '{event.action}' (it "
+                f"must hold against every earlier {event.action}) after "
+                f"'{query_text(event.action, game.space(event.action).value(before[0]))}'",
+                event.loc, hint="the spec's `history:` says what each query must keep of "
+                                "the earlier ones (e.g. hard mode)")
+
+
+__all__ = ["Belief", "InconsistentObservations", "check_history"]

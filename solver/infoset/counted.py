@@ -35,7 +35,7 @@ from sleuth.compiler.api import (
     SleuthError,
     memoised,
 )
-from sleuth.solver.infoset.belief import Belief, InconsistentObservations
+from sleuth.solver.infoset.belief import Belief, InconsistentObservations, check_history
 from sleuth.solver.infoset.protocol import Branch
 
 if TYPE_CHECKING:
@@ -66,6 +66,11 @@ class CountedBelief:
         self.list_limit = list_limit  # listed (and scored by the kernels) at this size
         self._state = state
         self._listed: Belief | None = None  # the listing, once made
+
+    @property
+    def history(self) -> tuple[tuple[str, int, int], ...]:
+        """(action, argument rank, feedback code) per query asked (as `observed`)."""
+        return self.observed
 
     @classmethod
     def prior(cls, game: Game, backend: str = "sdd", list_limit: int = LIST_LIMIT
@@ -160,6 +165,7 @@ class CountedBelief:
         game = self.game
         observed = (event.action, game.space(event.action).rank(event.args),
                     game.coder(event.action).encode(event.feedback))
+        check_history(game, event, observed[1], self.observed)
         return self.condition(self.space.fact(event.action, event.args, event.feedback),
                               what, event.loc, observed)
 
@@ -202,7 +208,8 @@ class CountedBelief:
             if ranks is None:  # an approximate size below the limit, more when listed
                 return None
             game = self.game.restricted(np.asarray(ranks, dtype=np.int64))
-            self._listed = Belief.prior(game)
+            prior = Belief.prior(game)
+            self._listed = Belief(game, prior.index, prior.logw, self.observed)
         return self._listed
 
     listed = listing
@@ -230,8 +237,8 @@ class CountedBelief:
         game = self.game.restricted(ranks, transient=True)
         index = np.arange(len(ranks), dtype=np.int64)
         if np.all(counts == counts[0]):
-            return Belief(game, index)
-        return Belief(game, index, np.log(counts.astype(np.float64)))
+            return Belief(game, index, history=self.observed)
+        return Belief(game, index, np.log(counts.astype(np.float64)), self.observed)
 
     def draw(self, k: int, rng: np.random.Generator, deadline: float | None = None) -> Belief:
         return self.sampled(k, int(rng.integers(2**63)), deadline=deadline)

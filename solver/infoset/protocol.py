@@ -38,6 +38,7 @@ class InformationSet(Protocol):
     as it was, when nothing explains an observation)."""
 
     game: Game
+    history: tuple[tuple[str, int, int], ...]  # (action, argument rank, feedback code) asked
 
     # -- size and uncertainty
     @property

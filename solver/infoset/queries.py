@@ -156,6 +156,7 @@ class Candidates:
         self.blocks = [b for b in (self._block(a) for a in game.model.queries) if b is not None]
         self._generated: tuple[bytes, list[Block]] | None = None
         self._kernel_pairs: dict[str, tuple[int, int]] = {}  # per block: (pairs, calls)
+        self._history: dict[tuple, np.ndarray] = {}  # history masks, by earlier query
         if guesses == "consistent" and not self.any_secret_like:
             raise SleuthError(
                 "--guesses consistent needs a query that can be a secret (arguments with the "
@@ -224,10 +225,37 @@ class Candidates:
     # -- which queries are allowed now
 
     def allowed(self, block: Block, belief: AnyBelief) -> np.ndarray:
-        """Positions in `block` a strategy may choose for this belief (all, or consistent)."""
+        """Positions in `block` a strategy may choose for this belief (all, or consistent),
+        keeping the action's `history` rule against the queries asked so far."""
+        ok = self.keeps_history(block, belief)
         if self.guesses == "any":
-            return np.arange(len(block.ranks))
-        return np.flatnonzero(self.possible(block, belief))
+            return np.arange(len(block.ranks)) if ok is None else np.flatnonzero(ok)
+        possible = self.possible(block, belief)
+        return np.flatnonzero(possible if ok is None else possible & ok)
+
+    @property
+    def history_rules(self) -> list[str]:
+        """The actions whose queries must keep a `history` rule (Wordle's hard mode)."""
+        return [b.action.name for b in self.blocks if b.action.history] + [
+            name for name, g in self.generators.items() if g.action.history]
+
+    def keeps_history(self, block: Block, belief: AnyBelief) -> np.ndarray | None:
+        """Which of the block's queries keep its action's `history` rule against every
+        earlier query of it (one mask per earlier query, kept); None: no rule applies."""
+        name = block.action.name
+        earlier = [(r, c) for a, r, c in belief.history if a == name]
+        if not block.action.history or not earlier:
+            return None
+        ok = np.ones(len(block.ranks), dtype=bool)
+        for before in earlier:
+            key = ("history", name, before)
+            mask = self._history.get(key) if block.listed else None
+            if mask is None:
+                mask = self.game.history_allows(name, block.ranks, [before])
+                if block.listed:
+                    self._history[key] = mask
+            ok &= mask
+        return ok
 
     def orbit_sizes(self, block: Block, belief: AnyBelief) -> np.ndarray | None:
         """How many legal queries each of a generated block's queries stands for (its orbit

@@ -26,7 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from sleuth.compiler.api import Game, SleuthError, show_value
-from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.belief import Belief, check_history
 from sleuth.solver.infoset.observe import (
     Event,
     apply_event,
@@ -127,7 +127,9 @@ class Play:
                 elif word == "play":
                     action, args = parse_query_text(self.game, line.split(None, 1)[1]
                                                     if " " in line else "")
-                    pending = Query(action, self.game.space(action).rank(args))
+                    rank = self.game.space(action).rank(args)
+                    check_history(self.game, Event(action, args), rank, self.belief.history)
+                    pending = Query(action, rank)
                 else:
                     args = self.strategy.candidates.args(pending)
                     try:

@@ -92,6 +92,7 @@ class Strategy:
     deterministic = True  # the same belief always gets the same query
     needs_secret_like = False  # only for specs with queries that can be secrets
     orbit_queries = False  # scores the queries `Candidates.blocks_for` generates per orbit
+    follows_history = True  # chooses among `Candidates.allowed` (history rules kept)
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         self.candidates = candidates
@@ -111,6 +112,12 @@ class Strategy:
                 f"'{next(iter(candidates.generators))}' has too many: its queries are "
                 "generated one per orbit of the interchangeable values, for the "
                 "one-step scoring strategies", hint=f"use one of: {able}")
+        if candidates.history_rules and not self.follows_history:
+            raise SleuthError(
+                f"{self.name} does not keep history rules yet, and "
+                f"'{candidates.history_rules[0]}' has one (`history:` in the spec, e.g. a "
+                "hard mode)", hint="use a one-step strategy (entropy, minimax, expected-size, "
+                                   "most-parts, random), or switch the rule off (--set)")
         if self.needs_secret_like and not candidates.any_secret_like:
             raise SleuthError(f"{self.name} needs a query that can be a secret (arguments "
                               "with the secret variables' domains); this spec has none",
@@ -219,6 +226,8 @@ class ScoringStrategy(Strategy):
         scored = []
         for b in c.blocks:  # with --guesses any, every possible secret is allowed
             pos = c.possible_positions(b, belief) if b.secret_like else []
+            ok = c.keeps_history(b, belief) if len(pos) else None
+            pos = pos if ok is None else pos[ok[pos]]
             if len(pos) and n == 1:  # every query has one part: K takes the secret
                 return Query(b.action.name, int(b.ranks[pos[0]]))
             if len(pos):

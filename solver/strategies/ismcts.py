@@ -58,6 +58,8 @@ class ISMCTS(Strategy):
     reproducible runs); the most visited query is played (ties by K). Seeded.
     """
 
+    follows_history = False  # its searches ask queries the history rule may forbid
+
     name = "ismcts"
     deterministic = False
     ROLLOUT_CAP = 50

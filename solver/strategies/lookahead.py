@@ -47,6 +47,7 @@ def statistic(counts: np.ndarray, score: str) -> np.ndarray:
 
 class Lookahead(ListedStrategy):
     name = "lookahead"
+    follows_history = False  # its second step asks queries the history rule may forbid
     depth = Option(int, 2, "queries looked ahead (1: the base score itself)", minimum=1,
                    maximum=2)
     score = Option(str, "entropy", "the base score the look-ahead minimises",
