@@ -41,7 +41,7 @@ GAMES = ["mastermind.yaml@pegs=3,colours=4", "mastermind.yaml@pegs=4,colours=6",
          "black-peg-mastermind.yaml@pegs=3,colours=4", "black-peg-mastermind.yaml@pegs=4,colours=6",
          "bulls-and-cows.yaml@digits=3", "bulls-and-cows.yaml@digits=4",
          "counterfeit-coin.yaml@coins=6", "counterfeit-coin.yaml@coins=12",
-         "treasure-hunt.yaml@w=4,h=4", "treasure-hunt.yaml@w=8,h=8",
+         "hotter-colder.yaml@w=4,h=4", "hotter-colder.yaml@w=8,h=8",
          "higher-lower.yaml@n=31", "higher-lower.yaml@n=127"]
 STRATEGIES = ["random", "ismcts", "entropy", "ises-sampled"]
 

@@ -27,7 +27,7 @@ def info(capsys, spec: str, *args: str) -> dict:
     ("inkognito", (), 9),
     ("higher-lower", (), 100),
     ("higher-lower", ("--set", "n=31"), 31),
-    ("treasure-hunt", ("--set", "w=5", "--set", "h=3"), 15),
+    ("hotter-colder", ("--set", "w=5", "--set", "h=3"), 15),
 ])
 def test_info_reports_hypotheses(capsys, spec, args, hypotheses):
     out = info(capsys, spec, *args)
@@ -96,7 +96,25 @@ def test_higher_lower_middle_guess_halves():
     assert partition("higher-lower", "guess", {"x": 50}) == [1, 49, 50]
 
 
-def test_treasure_hunt_probe_corner_and_centre():
-    assert partition("treasure-hunt", "probe", {"px": 1, "py": 1}) == [1, 7, 7, 49]
-    assert partition("treasure-hunt", "probe", {"px": 4, "py": 4}) == \
+def test_hotter_colder_probe_corner_and_centre():
+    assert partition("hotter-colder", "probe", {"px": 1, "py": 1}) == [1, 7, 7, 49]
+    assert partition("hotter-colder", "probe", {"px": 4, "py": 4}) == \
         [1, 3, 3, 4, 4, 9, 12, 12, 16]
+
+
+def test_treasure_hunt_as_the_paper_plays_it():
+    """Meng & Lucas' treasure hunt: digging any set of cells, ISES halves the cells each
+    round, so every secret takes log2 n digs and the entropy falls by one bit a round
+    for every secret (their Fig. 4: no spread)."""
+    from sleuth.compiler import load_game
+    from sleuth.solver.evaluation.analysis import analyse
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies import make_strategy
+
+    game = load_game(ROOT / "specs" / "treasure-hunt.yaml")
+    assert game.hypotheses.size == 8
+    assert len(np.concatenate(list(game.space("dig").legal_ranks()))) == 2**8 - 1
+    a = analyse(game, make_strategy("entropy", Candidates(game)), "treasure-hunt")
+    assert a.evaluation.worst == 3 and set(a.evaluation.lengths.values()) == {3}
+    for r in a.rounds:
+        assert r.minimum == r.maximum == pytest.approx(3 - r.round)

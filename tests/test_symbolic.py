@@ -28,7 +28,7 @@ from tests.conftest import ROOT, game
 
 SETTINGS = settings(max_examples=15, deadline=None, derandomize=True)
 LOWERABLE = ["mastermind", "black-peg-mastermind", "bulls-and-cows", "counterfeit-coin",
-             "higher-lower", "treasure-hunt", "inkognito"]
+             "higher-lower", "hotter-colder", "treasure-hunt", "inkognito"]
 
 
 @cache
@@ -176,7 +176,7 @@ def test_backend_is_chosen_by_size():
 # sets of coins, all-different digits, a grid).
 SMALL = {"mastermind": {"pegs": 3, "colours": 4}, "black-peg-mastermind": {"pegs": 3, "colours": 3},
          "bulls-and-cows": {"digits": 3}, "counterfeit-coin": {"coins": 6},
-         "higher-lower": {"n": 20}, "treasure-hunt": {"w": 5, "h": 4}}
+         "higher-lower": {"n": 20}, "hotter-colder": {"w": 5, "h": 4}, "treasure-hunt": {"n": 6}}
 
 
 @pytest.mark.parametrize("name", SMALL)

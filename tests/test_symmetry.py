@@ -73,7 +73,8 @@ def test_what_the_expressions_prove(extra, values, positions):
 @pytest.mark.parametrize("name, proved", [
     ("mastermind", {"Colour"}), ("black-peg-mastermind", {"Colour"}),
     ("bulls-and-cows", {"Digit"}), ("counterfeit-coin", {"Coin"}),
-    ("higher-lower", set()), ("treasure-hunt", set()), ("clue", set()),
+    ("higher-lower", set()), ("hotter-colder", set()), ("treasure-hunt", {"Cell"}),
+    ("clue", set()),
 ])
 def test_bundled_specs(name, proved):
     """Values are proved interchangeable exactly where the game treats them alike (a
