@@ -173,13 +173,56 @@ def test_first_choices_of_the_classic_strategies():
 
 # ----------------------------------------------------------------------------- the others
 
-def test_ises_sampled_with_everything_sampled_is_exhaustive_entropy():
+def test_ises_sampled_partition_with_everything_sampled_is_exhaustive_entropy():
     g = game("mastermind", **SMALL)
     c = Candidates(g)
     exhaustive = evaluate_strategy(g, make_strategy("entropy", c), "mm")
-    sampled = evaluate_strategy(g, make_strategy("ises-sampled", c, states=10**6, budget=60.0),
-                                "mm")
+    sampled = evaluate_strategy(g, make_strategy("ises-sampled-partition", c, states=10**6,
+                                                 budget=60.0), "mm")
     assert sampled.lengths == exhaustive.lengths
+
+
+def test_algorithm_1_averages_the_posterior_entropies():
+    """Over every state once, Algorithm 1's average posterior entropy is the expected
+    entropy after the query: sum over parts of (size / n) log2 size (uniform), written
+    here from the partition; with weights, the mass-weighted entropies of the parts."""
+    from sleuth.solver.strategies.sampled import posterior_entropy
+
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    (block,) = c.blocks
+    root = Belief.prior(g)
+    codes = c.codes(block, np.arange(len(block.ranks)), g, root.index)
+    got = posterior_entropy(codes, root, np.arange(root.size))
+    for q in (0, 5, 13):
+        _, sizes = np.unique(codes[q], return_counts=True)
+        assert got[q] == pytest.approx(float((sizes * np.log2(sizes)).sum()) / root.size)
+    logw = np.log(np.arange(1, root.size + 1, dtype=float))
+    weighted = Belief(g, root.index, logw)
+    p = weighted.probabilities()
+    got = posterior_entropy(codes, weighted, np.arange(root.size))
+    for q in (0, 5):
+        # every state once: each part's entropy counted once per member, not by mass
+        members = [int((codes[q] == code).sum()) for code in np.unique(codes[q])]
+        parts = [-(pp * np.log2(pp)).sum() for pp in
+                 (p[codes[q] == code] / p[codes[q] == code].sum()
+                  for code in np.unique(codes[q]))]
+        assert got[q] == pytest.approx(sum(m * h for m, h in zip(members, parts,
+                                                                 strict=True)) / root.size)
+
+
+def test_algorithm_1_draws_states_by_weight_with_replacement():
+    g = game("mastermind", **SMALL)
+    root = Belief.prior(g)
+    logw = np.full(root.size, -50.0)
+    logw[7] = 0.0  # one state holds (almost) all the mass
+    s = make_strategy("ises-sampled", Candidates(g), seed=4, states=200)
+    s.sample_states(Belief(g, root.index, logw), 0.0)
+    assert len(s._states) == 200 and set(s._states.tolist()) == {7}
+    b = apply_event(root, make_event(g, "guess", {"g": [1, 1, 2]}, {"black": 0, "white": 1}))
+    one, two = (make_strategy("ises-sampled", Candidates(g), seed=4, states=200)
+                for _ in range(2))
+    assert one.choose(b) == two.choose(b)  # seeded
 
 
 def test_ises_sampled_respects_a_tiny_budget():
@@ -229,7 +272,8 @@ def test_response_queries_are_scored_by_mutual_information():
 
 
 def test_every_strategy_is_registered():
-    assert set(STRATEGIES) == {"entropy", "ises-sampled", "minimax", "expected-size",
+    assert set(STRATEGIES) == {"entropy", "ises-sampled", "ises-sampled-partition",
+                               "minimax", "expected-size",
                                "most-parts", "random", "random-consistent", "ismcts",
                                "optimal", "optimal-worst", "lookahead", "tree"}
 

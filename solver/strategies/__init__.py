@@ -38,11 +38,12 @@ from sleuth.solver.strategies.lookahead import Lookahead
 from sleuth.solver.strategies.optimal import Optimal, OptimalWorst
 from sleuth.solver.strategies.playback import TreePlayback
 from sleuth.solver.strategies.randomised import RandomConsistent, RandomQuery
-from sleuth.solver.strategies.sampled import ISESSampled
+from sleuth.solver.strategies.sampled import ISESSampled, ISESSampledPartition
 
 STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     Entropy,
     ISESSampled,
+    ISESSampledPartition,
     Minimax,
     ExpectedSize,
     MostParts,
@@ -96,7 +97,8 @@ def option_table() -> dict[str, tuple[Option, list[str]]]:
 
 __all__ = [
     "DEFAULT_STRATEGY", "ISMCTS", "STRATEGIES", "TOURNAMENT", "Entropy", "ExpectedSize",
-    "ISESSampled", "Lookahead", "Minimax", "MostParts", "Optimal", "OptimalWorst", "Option",
+    "ISESSampled", "ISESSampledPartition", "Lookahead", "Minimax", "MostParts", "Optimal",
+    "OptimalWorst", "Option",
     "RandomConsistent", "RandomQuery", "TreePlayback",
     "Scored", "ScoringStrategy", "Strategy", "applicable", "make_strategy",
     "mutual_information", "option_table", "pick_by_k", "strategy_class",

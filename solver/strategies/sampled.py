@@ -18,20 +18,27 @@ FIRST_BATCH = 16
 
 
 class ISESSampled(Entropy):
-    """Meng & Lucas' sampled ISES: score sampled queries against sampled states.
+    """Meng & Lucas' sampled ISES as their Algorithm 1: sampled queries, each scored by
+    the average entropy of the information set it leaves, over sampled states.
 
-    Per decision: draw m states from the belief (by weight, without
-    replacement; all of them when there are at most m), shuffle the allowed
-    queries and keep the first n, and score them by the entropy of their
-    partition of the sampled states, batch after batch, until the queries run
-    out or the wall-clock budget is spent (the first batch is always scored).
-    Seeded: with a budget that is not reached the choice is reproducible.
+    Per decision: draw m states from the belief (by weight, with replacement), shuffle
+    the allowed queries and keep the first n. For each query and each sampled state,
+    simulate the feedback the state gives, update a copy of the information set by it,
+    and add that posterior set's entropy; the query with the least average wins (ties by
+    K). Queries are scored batch after batch until they run out or the wall-clock
+    budget is spent (the first batch is always scored). The posterior sets are exact:
+    every hypothesis of the set is scored, so a query costs what it costs exhaustive
+    ISES, and sampling saves queries, not hypotheses. On a belief too large to list
+    (the symbolic backends) the posterior sets are estimated on the sampled states: the
+    partition variant below. Seeded: with a budget that is not reached the choice is
+    reproducible.
     """
 
     orbit_queries = False  # it draws queries uniformly from the whole list
 
     name = "ises-sampled"
     deterministic = False
+    posterior = True  # Algorithm 1: exact posterior sets; False: the sample's partition
 
     states = Option(int, 1000, "states sampled per decision (m)", minimum=1)
     queries = Option(int, None, "queries sampled per decision (n; default: all)", minimum=1,
@@ -42,6 +49,8 @@ class ISESSampled(Entropy):
         super().__init__(candidates, seed, **options)
         self.rng = np.random.default_rng(seed)
         self.last_scored = 0  # queries scored in the last decision (for benchmarks)
+        self._full: Belief | None = None  # Algorithm 1: the listed set being decided
+        self._states = np.zeros(0, dtype=np.int64)  # its sampled states (positions)
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
         return belief.settled()  # listed only up to its list_limit: states are sampled
@@ -92,10 +101,33 @@ class ISESSampled(Entropy):
         return self.pick(scored, belief)
 
     def sample_states(self, belief: AnyBelief, start: float) -> Belief:
-        """The states to score against, as a belief: all of them when there are at most m;
-        else m drawn by weight without replacement (listed), or drawn from the counter
-        with replacement, within SAMPLING_SHARE of the budget (counted)."""
+        """The states to score against. Algorithm 1 on a listed belief: m drawn by weight
+        with replacement (positions in the belief, kept for `score_block`). Otherwise, as
+        a belief: all of them when there are at most m; else m drawn by weight without
+        replacement (listed), or drawn from the counter with replacement, within
+        SAMPLING_SHARE of the budget (counted)."""
+        listed = belief.listing() if self.posterior else None
+        self._full = listed
+        if listed is not None:
+            p = None if listed.uniform else listed.probabilities()
+            self._states = self.rng.choice(listed.size, size=self.states, replace=True, p=p)
+            return listed
         return belief.draw(self.states, self.rng, deadline=start + SAMPLING_SHARE * self.budget)
+
+    def score_block(self, block, positions, belief):
+        """Algorithm 1's scores (the average posterior entropy over the sampled states) on a
+        listed belief; the sample's partition entropy otherwise."""
+        if self._full is None or belief is not self._full or \
+                not block.deterministic or not len(positions):
+            return super().score_block(block, positions, belief)
+        # The kernels directly: a kept matrix (or rows made from orbits) is set up at a
+        # cost no batch size bounds, and a decision has a wall-clock budget.
+        codes = belief.game.feedback_matrix(block.action.name, block.ranks[positions],
+                                            belief.index)
+        # minus the set's own entropy: the expected gain negated, the scale of the other
+        # scores (a response query's, scored exactly)
+        bits = posterior_entropy(codes, belief, self._states) - belief.entropy_bits()
+        return Scored(block, positions, bits, None)
 
     def _limit(self, pool, n):
         out, left = [], n
@@ -127,3 +159,37 @@ class ISESSampled(Entropy):
             out.append(Scored(block, positions[order], scores[order],
                               None if parts is None else parts[order]))
         return out
+
+
+class ISESSampledPartition(ISESSampled):
+    """Sampled ISES as Sleuth had it before issue 18: m states drawn by weight without
+    replacement (all of them when there are at most m), and each sampled query scored
+    by the entropy of its partition of those states, not of the whole set."""
+
+    name = "ises-sampled-partition"
+    posterior = False
+
+
+def posterior_entropy(codes: np.ndarray, belief: Belief, states: np.ndarray) -> np.ndarray:
+    """Per query (rows of `codes`, the feedback on every hypothesis of `belief`): the
+    average, over the sampled `states` (positions in the belief), of the entropy (bits)
+    of the set the state's feedback leaves: log2 of its size when uniform, else
+    log2 M - sum p log2 p / M over its hypotheses, M their mass."""
+    q, n = codes.shape
+    _, labels = np.unique(codes, return_inverse=True)
+    k = int(labels.max()) + 1 if labels.size else 1
+    flat = (labels.reshape(q, n) + np.arange(q)[:, None] * k).ravel()
+    if belief.uniform:
+        size = np.bincount(flat, minlength=q * k).astype(np.float64)
+        bits = np.log2(np.maximum(size, 1))
+    else:
+        p = np.tile(belief.probabilities(), q)
+        mass = np.bincount(flat, weights=p, minlength=q * k)
+        plogp = np.bincount(flat, weights=p * np.log2(np.maximum(p, 1e-300)), minlength=q * k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bits = np.where(mass > 0, np.log2(np.maximum(mass, 1e-300)) - plogp / mass, 0.0)
+    at = flat.reshape(q, n)[:, states]  # each sampled state's part, per query
+    return bits[at].mean(axis=1)
+
+
+__all__ = ["ISESSampled", "ISESSampledPartition", "posterior_entropy"]
