@@ -93,31 +93,18 @@ class CheckedAction:
 BEFORE = "<before>"  # the uid `before` (an earlier query, in a history rule) is bound to
 
 
-def always_true(node: ir.Node) -> bool:
-    """Whether a condition holds whatever its names' values, params being constants by
-    now: `not hard or ...` when the param hard is false."""
+def always(node: ir.Node, value: bool) -> bool:
+    """Whether a condition is `value` whatever its names' values, params being constants
+    by now: `not hard or ...` is always true when the param hard is false."""
     match node:
-        case ir.Const(value=value):
-            return value is True
-        case ir.Binary(op="or"):
-            return always_true(node.left) or always_true(node.right)
-        case ir.Binary(op="and"):
-            return always_true(node.left) and always_true(node.right)
+        case ir.Const(value=constant):
+            return constant is value
+        case ir.Binary(op="or" | "and"):
+            # `and` is true (`or` false) only when both sides are; else one side decides
+            sides = (always(node.left, value), always(node.right, value))
+            return all(sides) if node.op == ("and" if value else "or") else any(sides)
         case ir.Unary(op="not"):
-            return _always_false(node.operand)
-    return False
-
-
-def _always_false(node: ir.Node) -> bool:
-    match node:
-        case ir.Const(value=value):
-            return value is False
-        case ir.Binary(op="or"):
-            return _always_false(node.left) and _always_false(node.right)
-        case ir.Binary(op="and"):
-            return _always_false(node.left) or _always_false(node.right)
-        case ir.Unary(op="not"):
-            return always_true(node.operand)
+            return always(node.operand, not value)
     return False
 
 
@@ -312,7 +299,7 @@ class Checker(Declarations):
                 raise SpecError(f"the history rule of '{action.name}' depends on the secret",
                                 cond.loc, hint="it may use the arguments and `before` (an "
                                                "earlier query's arguments and feedback)")
-            if not always_true(node):
+            if not always(node, True):
                 out.append(node)
         return out
 
