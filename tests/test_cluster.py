@@ -55,3 +55,15 @@ def test_local_workers_and_clear_errors(capsys):
     with pytest.raises(SystemExit) as stop:
         sleuth(["evaluate", "mastermind", "--workers", "2", "--scheduler", "tcp://x:1"])
     assert stop.value.code == 1 and "give one of them" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_split_evaluation_keeps_history_rules(tmp_path, capsys, local_scheduler):
+    """Wordle's hard mode split one query down: the workers' subtrees start from the
+    queries asked on the way, so they keep the rule (the trees are the serial ones)."""
+    game = ["wordle", "--set", "hard=true", "--set", "answers_only=true"]
+    serial = tree_of(tmp_path, "serial", [*game, "--strategy", "most-parts"])
+    split = tree_of(tmp_path, "split", [*game, "--strategy", "most-parts",
+                                        "--scheduler", local_scheduler])
+    assert split == serial
+    capsys.readouterr()

@@ -163,7 +163,8 @@ class _Walker:
         self.record = False  # build the decision tree (self.nodes[0] is its root)
         self.nodes: dict[int, dict[str, Any]] = {}
         self.split: int | None = None  # the depth whose subtrees are left to workers
-        self.deferred: list[tuple[np.ndarray, np.ndarray, int]] = []  # (index, targets, depth)
+        # (index, targets, depth, the queries asked on the way: history rules need them)
+        self.deferred: list[tuple[np.ndarray, np.ndarray, int, tuple]] = []
         self.slots: list[dict[str, Any]] = []  # the tree's entries the workers fill
         self.first: Query | None = None  # the query at the root, if it is given
 
@@ -172,7 +173,7 @@ class _Walker:
         and trees."""
         order = sorted(range(len(self.deferred)), key=lambda k: -len(self.deferred[k][1]))
         tasks = [(recipe, self.deferred[k][0], self.ranks[self.deferred[k][1]],
-                  self.deferred[k][2], self.record) for k in order]
+                  self.deferred[k][2], self.record, self.deferred[k][3]) for k in order]
 
         def done(i: int, result: tuple[list[int], dict[str, Any] | None]) -> None:
             targets = self.deferred[order[i]][1]
@@ -195,7 +196,7 @@ class _Walker:
         """Solve the subtree at `belief` for `targets`; returns the query chosen here."""
         belief = self.strategy.prepared(belief)
         if depth == self.split:
-            self.deferred.append((belief.index, targets, depth))
+            self.deferred.append((belief.index, targets, depth, belief.history))
             self.nodes[depth] = {DEFERRED: len(self.deferred) - 1}
             return None
         if self.observer:
@@ -261,12 +262,14 @@ class _Walker:
 
 
 def walk_part(recipe: Recipe, index: np.ndarray, ranks: np.ndarray, depth: int,
-              record: bool) -> tuple[list[int], dict[str, Any] | None]:
+              record: bool, history: tuple = ()) -> tuple[list[int], dict[str, Any] | None]:
     """A worker's task: walk the subtree at the prior's hypotheses `index` (reached
-    after `depth` queries) for the secrets `ranks`; their lengths, and the subtree."""
+    after `depth` queries, the `history` asked on the way) for the secrets `ranks`;
+    their lengths, and the subtree."""
     game, strategy = recipe.build()
     prior = Belief.prior(game)
-    belief = prior.restrict(np.isin(prior.index, index), "a deferred part of the tree")
+    part = prior.restrict(np.isin(prior.index, index), "a deferred part of the tree")
+    belief = Belief(game, part.index, part.logw, history)
     walker = _Walker(game, strategy, Stopper(game), None, ranks)
     walker.record = record
     walker.walk(belief, np.arange(len(ranks), dtype=np.int64), depth)
