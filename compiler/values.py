@@ -6,7 +6,7 @@ returns it in the interpreter's encoding (ints, enum labels, tuples for
 sequences, frozensets for sets, dicts for records), or raises ValueError
 with a message saying what was expected. A sequence of one-digit values may
 be written as a digit string (`1122` for [1, 1, 2, 2]), and a sequence of
-one-character enum labels as a word (`crane` for [c, r, a, n, e]).
+one-character enum labels as a word (`cab` for [c, a, b]).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _coerce_sequence(t: SeqT | TupleT, raw: Any) -> tuple:
 
 def _letters(t: Type, text: str) -> bool:
     """Whether `text` is a sequence of t's one-character enum labels written as a word
-    (`crane` for [c, r, a, n, e], `gybbb` for [g, y, b, b, b])."""
+    (`cab` for [c, a, b])."""
     return isinstance(t, SeqT) and isinstance(t.elem, EnumT) and len(text) == t.length and \
         all(len(v) == 1 for v in t.elem.values) and all(ch in t.elem.values for ch in text)
 

@@ -309,7 +309,7 @@ def _marginals(name: str, t: Any, col: Any, p: np.ndarray,
 def check_history(game: Game, event: Event, rank: int,
                   history: tuple[tuple[str, int, int], ...]) -> None:
     """An ObservationError when the query of `event` breaks its action's `history` rule
-    against an earlier query of it (Wordle's hard mode)."""
+    against an earlier query of it."""
     from sleuth.solver.infoset.observe import query_text
 
     earlier = [(r, c) for a, r, c in history if a == event.action]
@@ -320,7 +320,7 @@ def check_history(game: Game, event: Event, rank: int,
                 f"must hold against every earlier {event.action}) after "
                 f"'{query_text(event.action, game.space(event.action).value(before[0]))}'",
                 event.loc, hint="the spec's `history:` says what each query must keep of "
-                                "the earlier ones (e.g. hard mode)")
+                                "the earlier ones")
 
 
 __all__ = ["Belief", "InconsistentObservations", "check_history"]

@@ -1,9 +1,9 @@
 """Queries generated one per orbit, for actions with too many argument tuples to list.
 
-The counterfeit coin with 39 coins has 7.6e22 pairs of pans: no list of them can
-be made, nor scored. It can still be played because its coins are
-interchangeable: every permutation of a domain D's values, applied to the secret
-and the arguments, leaves the action's feedback and its legality unchanged
+An action whose arguments are two sets over 39 values has 7.6e22 argument tuples:
+no list of them can be made, nor scored. It can still be played when those values
+are interchangeable: every permutation of a domain D's values, applied to the
+secret and the arguments, leaves the action's feedback and its legality unchanged
 (proved from the expressions, compiler/invariance.py). Then:
 
 * At an information set S the values of D fall into *blocks*: v and w share one

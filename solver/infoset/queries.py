@@ -4,7 +4,7 @@
 order, each action's argument tuples in canonical order, design §3). A query
 "can be a secret" when its arguments have exactly the secret variables'
 domains, in order (a guess that could be the code), or word lists of the
-same sequences (Wordle's guesses, which include its answers); such a query
+same sequences (a guess list that includes the secret's list); such a query
 maps to the hypothesis it equals (`Block.as_secret`), which is what tie-break K
 and `--guesses consistent` use.
 
@@ -235,7 +235,7 @@ class Candidates:
 
     @property
     def history_rules(self) -> list[str]:
-        """The actions whose queries must keep a `history` rule (Wordle's hard mode)."""
+        """The actions whose queries must keep a `history` rule."""
         return [b.action.name for b in self.blocks if b.action.history] + [
             name for name, g in self.generators.items() if g.action.history]
 

@@ -2,7 +2,7 @@
 
 A query can be a secret when its arguments have exactly the secret variables'
 domains, in order, or sequences of one element domain of which one is a word
-list (Wordle's guesses include its answers). Each such query is matched to the
+list (a guess list that includes the secret's). Each such query is matched to the
 secret it equals by product rank (`secret_ranks`), which is what tie-break K and
 `--guesses consistent` use.
 """

@@ -115,9 +115,9 @@ class Strategy:
         if candidates.history_rules and not self.follows_history:
             raise SleuthError(
                 f"{self.name} does not keep history rules yet, and "
-                f"'{candidates.history_rules[0]}' has one (`history:` in the spec, e.g. a "
-                "hard mode)", hint="use a one-step strategy (entropy, minimax, expected-size, "
-                                   "most-parts, random), or switch the rule off (--set)")
+                f"'{candidates.history_rules[0]}' has one (`history:` in the spec)",
+                hint="use a one-step strategy (entropy, minimax, expected-size, most-parts, "
+                     "random), or switch the rule off (--set)")
         if self.needs_secret_like and not candidates.any_secret_like:
             raise SleuthError(f"{self.name} needs a query that can be a secret (arguments "
                               "with the secret variables' domains); this spec has none",

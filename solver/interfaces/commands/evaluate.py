@@ -44,7 +44,7 @@ from sleuth.solver.interfaces.options import (
               help="Split the work over the workers of the Dask scheduler at ADDR.")
 @click.option("--first", "first_text", default=None, metavar="QUERY",
               help="Force the first query (e.g. 'guess 1122', or just its arguments when "
-                   "the spec has one kind of query: --first salet); the strategy chooses "
+                   "the spec has one kind of query: --first 1122); the strategy chooses "
                    "every later one.")
 def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | None,
              workers: int | None, scheduler: str | None, first_text: str | None,
