@@ -93,6 +93,12 @@ class CheckedAction:
 BEFORE = "<before>"  # the uid `before` (an earlier query, in a history rule) is bound to
 
 
+def before_type(args: list[Var], feedback: list[tuple[str, str, ir.Node]]) -> RecordT:
+    """The type of `before` in a history rule: an earlier query's arguments and feedback."""
+    return RecordT(tuple([(a.name, a.domain.type) for a in args] +
+                         [(name, node.type) for name, _, node in feedback]))
+
+
 def always(node: ir.Node, value: bool) -> bool:
     """Whether a condition is `value` whatever its names' values, params being constants
     by now: `not hard or ...` is always true when the param hard is false."""
@@ -288,10 +294,8 @@ class Checker(Declarations):
             raise SpecError(f"'history' applies to queries with feedback; '{action.name}' is "
                             f"{'an observation' if action.kind != 'query' else 'a response'}",
                             action.history[0].loc)
-        fields = tuple([(a.name, a.domain.type) for a in args] +
-                       [(name, node.type) for name, _, node in feedback])
         inner = {k: b for k, b in scope.items() if b.kind != "local"}
-        inner["before"] = Binding("arg", RecordT(fields), frozenset({ROW}), BEFORE)
+        inner["before"] = Binding("arg", before_type(args, feedback), frozenset({ROW}), BEFORE)
         out = []
         for cond in action.history:
             node = self.boolean(cond, inner, "a history condition")

@@ -110,13 +110,9 @@ def listed_seq_domain(elem: Domain, rows: np.ndarray, name: str | None = None) -
                   listed=rows)
 
 
+@lru_cache(maxsize=64)
 def listed_codes(d: Domain) -> np.ndarray:
     """The listed values' codes (mixed radix of element ranks), ascending."""
-    return _codes_of(d)
-
-
-@lru_cache(maxsize=64)
-def _codes_of(d: Domain) -> np.ndarray:
     return row_codes(d, d.listed)
 
 

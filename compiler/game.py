@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import yaml
 
-from sleuth.compiler.check import BEFORE, CheckedAction, Model, Var, check_spec
+from sleuth.compiler.check import BEFORE, CheckedAction, Model, Var, before_type, check_spec
 from sleuth.compiler.counters import Counter, counter_class
 from sleuth.compiler.domains import from_python
 from sleuth.compiler.enumerate import (
@@ -36,7 +36,6 @@ from sleuth.compiler.enumerate import (
 from sleuth.compiler.errors import BudgetError, SpecError
 from sleuth.compiler.hidden import hidden_from
 from sleuth.compiler.interpret import evaluate
-from sleuth.compiler.ir import RecordT
 from sleuth.compiler.library import spec_path
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.source import Document
@@ -286,8 +285,7 @@ class Game:
         rules = self.memo.get(("history", query),
                               lambda: [self.compiler(c) for c in action.history])
         env = space.env(ranks)
-        record = RecordT(tuple([(a.name, a.domain.type) for a in action.args] +
-                               [(name, node.type) for name, _, node in action.feedback]))
+        record = before_type(action.args, action.feedback)
         for rank, code in earlier:
             before = from_python(record, {**space.value(rank), **coder.decode(code)},
                                  self.model.strings)

@@ -210,7 +210,7 @@ def test_no_generator_for_a_spec_whose_values_are_not_interchangeable():
     assert generator(game, game.model.queries[0]) is None
 
 
-def test_belief_after_observations_generates_for_its_own_blocks():
+def test_the_root_block_is_generated_one_query_per_orbit():
     game = load_game(COIN, {"coins": 39})
     candidates = Candidates(game)
     root = Belief.prior(game)

@@ -109,12 +109,10 @@ class OrbitQueries:
         rows = np.repeat(totals, nfixed, axis=0)
         fixed = np.tile(np.arange(nfixed, dtype=np.int64), len(totals))
         legal = self.space.legal_columns(self._columns(whole, rows, fixed)[0], len(rows))
-        codes = self._code(rows[legal])
-        by_total: dict[int, np.ndarray] = {}
-        for code in np.unique(codes).tolist():
-            by_total[code] = fixed[legal][codes == code]
-        kept = np.unique(codes, return_index=True)[1]
-        return rows[legal][kept], by_total
+        rows, fixed = rows[legal], fixed[legal]
+        codes, first, which = np.unique(self._code(rows), return_index=True,
+                                        return_inverse=True)
+        return rows[first], {c: fixed[which == i] for i, c in enumerate(codes.tolist())}
 
     def _sizes_allowed(self, totals: np.ndarray) -> np.ndarray:
         """Rows whose count of values held by each D argument fits it: exactly one for a
