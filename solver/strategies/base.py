@@ -116,8 +116,9 @@ class Strategy:
             raise SleuthError(
                 f"{self.name} does not keep history rules yet, and "
                 f"'{candidates.history_rules[0]}' has one (`history:` in the spec)",
-                hint="use a one-step strategy (entropy, minimax, expected-size, most-parts, "
-                     "random), or switch the rule off (--set)")
+                hint="use one of: " + ", ".join(sorted(
+                    n for n, k in _registered() if k.follows_history)) +
+                     ", or switch the rule off (--set)")
         if self.needs_secret_like and not candidates.any_secret_like:
             raise SleuthError(f"{self.name} needs a query that can be a secret (arguments "
                               "with the secret variables' domains); this spec has none",
