@@ -32,7 +32,7 @@ from sleuth.compiler.check import Model
 from sleuth.compiler.circuit import FALSE, TRUE, Circuit
 from sleuth.compiler.encoding import Group, OneHotSecret
 from sleuth.compiler.errors import EvaluationError, SpecError
-from sleuth.compiler.interpret import arithmetic, contains, evaluate, iterate
+from sleuth.compiler.interpret import arithmetic, bind_state, contains, evaluate, iterate
 from sleuth.compiler.ir import HYP, EnumT
 from sleuth.compiler.symvalues import (
     COMPARISONS,
@@ -68,6 +68,8 @@ class Lowering(SymbolicAlgebra):
         """The formula 'query(args) gives this feedback'."""
         action = self.model.action(query)
         env: dict[str, Any] = dict(args)
+        for _, uid, node in action.lets:
+            env[uid] = self.lower(node, env)
         conds = []
         for name, uid, node in action.feedback or []:
             value = self.lower(node, env)
@@ -80,6 +82,8 @@ class Lowering(SymbolicAlgebra):
         action = self.model.action(query)
         results: dict[tuple, int] = {(): TRUE}
         env: dict[str, Any] = dict(args)
+        for _, uid, node in action.lets:
+            env[uid] = self.lower(node, env)
         for _, uid, node in action.feedback or []:
             value = self.lower(node, env)
             env[uid] = value
@@ -247,6 +251,17 @@ class Lowering(SymbolicAlgebra):
         for uid, expr in node.bindings:
             inner[uid] = self.lower(expr, inner)
         return self.lower(node.body, inner)
+
+    def _iterate(self, node: ir.Iterate, env):
+        """Unrolled: the state is lowered step by step (the steps after one that changes no
+        symbolic value are skipped: they give it again)."""
+        state = self.lower(node.init, env)
+        for _ in range(node.steps):
+            nxt = self.lower(node.body, bind_state(node.names, state, env))
+            if nxt == state:
+                break
+            state = nxt
+        return state
 
     def _call(self, node: ir.Call, env):
         args = [self.lower(a, env) for a in node.args]

@@ -88,6 +88,13 @@ class CheckedAction:
     # Conditions on the query and each earlier query of this action, bound as `before`
     # (a record of its arguments and feedback): only those that can be false.
     history: list[ir.Node] = field(default_factory=list)
+    # Named values the feedback shares: (name, local id, expression), computed in order
+    # before the feedback and not part of it.
+    lets: list[tuple[str, str, ir.Node]] = field(default_factory=list)
+
+    def evaluated(self) -> list[tuple[str, str, ir.Node]]:
+        """What computing the feedback evaluates, in order: the lets, then the components."""
+        return self.lets + (self.feedback or [])
 
 
 BEFORE = "<before>"  # the uid `before` (an earlier query, in a history rule) is bound to
@@ -133,6 +140,9 @@ class Model:
     strings: tuple[str, ...] = ()
     tables: dict[str, Table] = field(default_factory=dict)
     confidence: float | None = None  # goal: {confidence: p}; None: until determined
+    # goal: {until_indistinguishable: true}: a game also ends when no query can tell the
+    # remaining hypotheses apart
+    until_indistinguishable: bool = False
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -226,10 +236,16 @@ class Checker(Declarations):
         observations = [self.action(a, secret) for a in spec.observations]
         identify = self.identify(secret)
         self.stop_when(queries, scope)
+        if spec.goal.until_indistinguishable:
+            random = [q for q in queries if q.feedback is None]
+            if random:
+                raise SpecError(f"until_indistinguishable needs queries with feedback; "
+                                f"'{random[0].name}' has random answers, which can always "
+                                "tell more", random[0].loc)
         return Model(spec.file, spec.game, spec.about, dict(self.params), dict(self.domains),
                      secret, constraints, prior, queries, observations, identify,
                      spec.goal.max_queries, tuple(sorted(self.strings)), dict(self.tables),
-                     spec.goal.confidence)
+                     spec.goal.confidence, spec.goal.until_indistinguishable)
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""
@@ -268,6 +284,12 @@ class Checker(Declarations):
                                      "outcomes in the feedback")
             legal.append(node)
         feedback = response = None
+        lets = []
+        for name, expr in action.lets:
+            node = self.expr(expr, scope)
+            uid = f"{name}#let"
+            lets.append((name, uid, node))
+            scope = {**scope, name: Binding("local", node.type, node.deps, uid)}
         if action.feedback is not None:
             feedback = []
             for name, expr in action.feedback:
@@ -280,7 +302,7 @@ class Checker(Declarations):
             response = self.response(action, scope)
         history = self.history(action, args, feedback, scope)
         return CheckedAction(action.name, action.kind, args, legal, feedback, response, None,
-                             action.loc, history)
+                             action.loc, history, lets)
 
     def history(self, action: Action, args: list[Var],
                 feedback: list[tuple[str, str, ir.Node]] | None,

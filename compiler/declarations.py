@@ -10,6 +10,8 @@ checker's `spec`, `reader`, `params`, `domains`, `labels`, `_building`, `expr` a
 from __future__ import annotations
 
 import csv
+import itertools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,7 @@ from sleuth.compiler.source import scalar_value
 BUILTIN_DOMAINS = {"Bool": BOOL, "Real": REAL}
 MAX_SEQ_LEN = 1024
 MAX_MULTISET_VALUES = 1 << 22  # its values are listed in a table
+MAX_INCREASING = 10**7  # values an increasing seq lists
 
 
 @dataclass
@@ -72,14 +75,14 @@ class Declarations:
                      "{set: D}, {record: {...}}")
             raise SpecError(f"unknown domain '{text}'", r.loc(node), hint=hint)
         kinds = ("range", "enum", "seq", "set", "multiset", "record", "from")
-        fields = r.mapping(node, "a domain", kinds + ("len", "size", "index"))
+        fields = r.mapping(node, "a domain", kinds + ("len", "size", "index", "increasing"))
         kind = [k for k in kinds if k in fields and not (k == "from" and "seq" in fields)]
         if len(kind) != 1:
             raise SpecError("a domain needs exactly one of " + ", ".join(kinds), r.loc(node))
         kind_name = kind[0]
         value = fields[kind_name][1]
-        extra = set(fields) - {kind_name} - ({"len", "index", "from"} if kind_name == "seq"
-                                              else set()) - (
+        extra = set(fields) - {kind_name} - ({"len", "index", "from", "increasing"}
+                                             if kind_name == "seq" else set()) - (
             {"size"} if kind_name in ("set", "multiset") else set())
         if extra:
             key = sorted(extra)[0]
@@ -94,6 +97,8 @@ class Declarations:
                              r.loc(value))
         if kind_name == "from":
             return self.enum_from_file(name or "enum", value)
+        if kind_name == "seq" and "increasing" in fields:
+            return self.increasing_seq(name, node, value, fields)
         if kind_name == "seq" and "from" in fields:
             return self.listed_seq(name, value, fields)
         if kind_name == "seq" and "index" in fields:
@@ -158,6 +163,35 @@ class Declarations:
                             f"{MAX_MULTISET_VALUES:,}", r.loc(node),
                             hint="fewer elements or kinds of element")
         return d
+
+    def increasing_seq(self, name: str | None, node: Node, value: Node,
+                       fields: dict) -> Domain:
+        """{seq: D, len: k, increasing: true}: the sequences of k values of D in strictly
+        increasing order -- each k-subset of D listed once, however large D is (a set's
+        universe is at most 62 elements)."""
+        r = self.reader
+        flag = fields["increasing"][1]
+        if not isinstance(flag, ScalarNode) or scalar_value(flag) is not True:
+            raise SpecError("increasing is true (or left out)", r.loc(flag))
+        if "len" not in fields or "from" in fields or "index" in fields:
+            raise SpecError("an increasing seq needs 'len', and no 'from' or 'index'",
+                            r.loc(node), hint="e.g. {seq: Cell, len: 4, increasing: true}")
+        elem = self.domain(value)
+        if not isinstance(elem.type, IntT | EnumT):
+            raise SpecError(f"an increasing seq holds integers or enum values, not "
+                            f"{elem.describe()}", r.loc(value))
+        n, k = domain_size(elem), self.const_int(fields["len"][1], "len")
+        if not 0 <= k <= min(n, MAX_SEQ_LEN) or math.comb(n, k) > MAX_INCREASING:
+            raise SpecError(f"{k} increasing values of {elem.describe()} ({n} values) make "
+                            f"{math.comb(n, k) if 0 <= k <= n else 0:,} sequences; an "
+                            f"increasing seq has 1 to {MAX_INCREASING:,}",
+                            r.loc(fields["len"][1]))
+        if n ** k >= 1 << 62:
+            raise SpecError(f"sequences of {k} values of {elem.describe()} are too long to code "
+                            "in 62 bits", r.loc(fields["len"][1]))
+        rows = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(n), k)),
+                           dtype=np.int64, count=math.comb(n, k) * k).reshape(-1, k)
+        return listed_seq_domain(elem, rows, name, ordered=True)
 
     def listed_seq(self, name: str | None, value: Node, fields: dict) -> Domain:
         """{seq: D, from: file or [files]}: the sequences listed in word-list files, one per

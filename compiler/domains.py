@@ -101,11 +101,15 @@ def seq_domain(elem: Domain, length: int, index: EnumT | None = None) -> Domain:
     return Domain(SeqT(elem.type, length, index), elem=elem, length=length)
 
 
-def listed_seq_domain(elem: Domain, rows: np.ndarray, name: str | None = None) -> Domain:
+def listed_seq_domain(elem: Domain, rows: np.ndarray, name: str | None = None,
+                      ordered: bool = False) -> Domain:
     """Sequences of `elem` of one length, only those listed: `rows` (values x length) of
-    element ranks, deduplicated and put in canonical (lexicographic) order here. Their
-    codes (mixed radix of the element ranks) must fit 63 bits."""
-    rows = np.unique(np.asarray(rows, dtype=np.int64).reshape(len(rows), -1), axis=0)
+    element ranks, deduplicated and put in canonical (lexicographic) order here (unless
+    `ordered`: they already are). Their codes (mixed radix of the element ranks) must fit
+    63 bits."""
+    rows = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1)
+    if not ordered:
+        rows = np.unique(rows, axis=0)
     return Domain(SeqT(elem.type, rows.shape[1]), name, elem=elem, length=rows.shape[1],
                   listed=rows)
 

@@ -331,6 +331,7 @@ class FeedbackCoder:
         self.strings = strings
         self.components = [(name, uid, node.type, compiler(node))
                            for name, uid, node in action.feedback]
+        self.lets = [(uid, compiler(node)) for _, uid, node in action.lets]
         self.radices = [radix(t, strings) for _, _, t, _ in self.components]
         self.size = prod(self.radices)
         if self.size > 2**62:
@@ -345,6 +346,8 @@ class FeedbackCoder:
 
     def codes(self, ctx: Ctx, shape: tuple[int, int]) -> np.ndarray:
         """Evaluate every component in order; the (R, H) array of feedback codes."""
+        for uid, fn in self.lets:
+            ctx.env[uid] = fn(ctx)
         out = None
         for (_, uid, t, fn), r in zip(self.components, self.radices, strict=True):
             value = fn(ctx)

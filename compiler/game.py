@@ -259,8 +259,10 @@ class Game:
         action = self.model.action(query)
         env = {**hypothesis, **args}
         out = {}
-        for name, uid, node in action.feedback or []:
-            env[uid] = out[name] = evaluate(node, env)
+        for _, uid, node in action.evaluated():
+            env[uid] = evaluate(node, env)
+        for name, uid, _ in action.feedback or []:
+            out[name] = env[uid]
         return out
 
     def kernel_feedback(self, query: str, args: dict[str, Any],

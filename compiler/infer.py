@@ -46,6 +46,9 @@ from sleuth.compiler.typerules import (
 
 Env = dict[str, tuple[Type, frozenset[str]]]
 MAX_UNROLL = 100_000  # generator iterations (static bound) a kernel may unroll
+STATE_ROUNDS = 40  # passes over an iterate's step to find bounds that hold at every step
+WIDEN_AFTER = 6  # passes after which the state's growing integer bounds jump to +-WIDE
+WIDE = 2**40
 
 
 # ----------------------------------------------------------------------------- types
@@ -258,6 +261,70 @@ class Typer:
         node.type, node.deps = node.body.type, node.body.deps
         return node
 
+    # -- iteration
+
+    def _iterate(self, node: ir.Iterate, env: Env) -> ir.Node:
+        """The state's type is the least one that holds at every step: the start's, joined
+        with the step's result over the state so far, until nothing changes (integer bounds
+        that keep growing jump to +-2**40, and the passes after that narrow them again)."""
+        node.init = self.check(node.init, env)
+        node.limit = self.check(node.limit, env)
+        lim = node.limit.type
+        if not isinstance(lim, IntT) or lim.lo != lim.hi or node.limit.deps:
+            raise SpecError("the limit of iterate must be a constant number of steps",
+                            node.limit.loc, hint="a number or an expression of params, "
+                                                 "e.g. 4 * n * n")
+        node.steps = lim.lo
+        if not 0 <= node.steps <= MAX_UNROLL:
+            raise SpecError(f"iterate may take 0 to {MAX_UNROLL:,} steps, not {node.steps:,}",
+                            node.limit.loc, hint="every step is evaluated in turn")
+        template, names = node.body, node.names
+        start = node.init.type
+        self.state_parts(node, start, "start")
+        state, deps = start, node.init.deps
+        widened = False
+        for rounds in range(STATE_ROUNDS):
+            inner = dict(env)
+            for uid, t in zip(names, self.state_parts(node, state, "state"), strict=True):
+                inner[uid] = (t, deps | {uid})
+            try:
+                body = self.check(ir.clone(template), inner)
+            except SpecError:
+                if not widened:
+                    raise
+                break  # the widened bounds overflow: they do not settle
+            self.state_parts(node, body.type, "result")
+            probe = typed(ir.Const(node.loc, None), start, node.init)
+            _, body, joined = self.join(probe, body, node)
+            new_deps = node.init.deps | (body.deps - set(names))
+            if joined == state and new_deps == deps:
+                node.body, node.type, node.deps = body, state, deps
+                if nested_unroll(node) > MAX_UNROLL:
+                    raise SpecError(f"this iteration evaluates the generators in its step "
+                                    f"{nested_unroll(node):,} times, more than the "
+                                    f"{MAX_UNROLL:,} the compiler unrolls", node.loc,
+                                    hint="fewer steps, or smaller generators in the step")
+                return node
+            if rounds + 1 >= WIDEN_AFTER and not widened:
+                joined, widened = widen(state, joined), True
+            state, deps = joined, new_deps
+        raise SpecError(f"the state of iterate({node.step}, ...) does not stay within fixed "
+                        f"bounds: after {rounds + 1} steps it is {state.show()}", node.loc,
+                        hint="keep each number of the state in a range the checker can "
+                             "see, e.g. min(max(x + dx, 0), n)")
+
+    def state_parts(self, node: ir.Iterate, t: Type, what: str) -> list[Type]:
+        """The types the step's parameters take for a state (or start, or result) of type t."""
+        k = len(node.names)
+        if k == 1:
+            return [t]
+        if isinstance(t, TupleT) and len(t.items) == k:
+            return list(t.items)
+        where = {"start": node.init.loc, "state": node.loc, "result": node.loc}[what]
+        raise SpecError(f"the step '{node.step}' takes {k} parameters, so the {what} of "
+                        f"iterate must be a tuple of {k} values, not {t.show()}", where,
+                        hint=f"e.g. {node.step}(...) returns ({', '.join(['...'] * k)})")
+
     # -- calls
 
     def _call(self, node: ir.Call, env: Env) -> ir.Node:
@@ -324,10 +391,24 @@ class Typer:
         return node
 
 
+def widen(old: Type, new: Type) -> Type:
+    """`new` with every integer bound that grew since `old` moved out to +-WIDE."""
+    if isinstance(old, IntT) and isinstance(new, IntT):
+        return IntT(-WIDE if new.lo < old.lo else new.lo, WIDE if new.hi > old.hi else new.hi)
+    if isinstance(old, TupleT) and isinstance(new, TupleT):
+        return TupleT(tuple(widen(a, b) for a, b in zip(old.items, new.items, strict=True)))
+    if isinstance(old, SeqT) and isinstance(new, SeqT):
+        return SeqT(widen(old.elem, new.elem), new.length, new.index)
+    return new
+
+
 def nested_unroll(node: ir.Node | None) -> int:
-    """Body evaluations of the outermost generators within node (0 when there are none)."""
+    """Body evaluations of the outermost generators and iterations within node (0 when
+    there are none)."""
     if node is None:
         return 0
     if isinstance(node, ir.Generator):
         return node.unroll
+    if isinstance(node, ir.Iterate):
+        return node.steps * max(1, nested_unroll(node.body))
     return sum(nested_unroll(c) for c in ir.children(node))

@@ -159,6 +159,27 @@ def _let(node: ir.Let, env):
     return evaluate(node.body, inner)
 
 
+def _iterate(node: ir.Iterate, env):
+    state = evaluate(node.init, env)
+    for _ in range(node.steps):
+        nxt = evaluate(node.body, bind_state(node.names, state, env))
+        if nxt == state:
+            break  # a final state: every later step gives it again
+        state = nxt
+    return state
+
+
+def bind_state(names: list[str], state: Any, env: dict[str, Any]) -> dict[str, Any]:
+    """The scope of an iteration's step: the state bound to its parameters (a tuple state
+    unpacked into several)."""
+    inner = dict(env)
+    if len(names) == 1:
+        inner[names[0]] = state
+    else:
+        inner.update(zip(names, state, strict=True))
+    return inner
+
+
 def iterate(node: ir.Node, value: Any) -> list[Any]:
     """The elements of an iterable value, in canonical order."""
     if isinstance(value, range | tuple):
@@ -218,6 +239,7 @@ _EVAL = {
     ir.Call: _call,
     ir.Generator: _generator,
     ir.Let: _let,
+    ir.Iterate: _iterate,
 }
 
 __all__ = ["TableView", "aggregate", "evaluate", "iterate"]

@@ -79,6 +79,12 @@ class _Pass:
                 return a if self.kind(c) == INV and a == b else None
             case ir.Generator():
                 return self.generator(node)
+            case ir.Iterate(init=init, names=names, body=body):
+                # vouched for only when the state never holds a relabelled value
+                if self.kind(init) != INV:
+                    return None
+                self.local.update(dict.fromkeys(names, INV))
+                return INV if self.kind(body) == INV else None
             case ir.Call(func=func, args=args):
                 return self.call(BUILTINS[func].relabel if func in BUILTINS else "",
                                  [self.kind(a) for a in args])
@@ -198,7 +204,7 @@ class PositionPass(_Pass):
 
 
 def _exprs(action) -> list[tuple[str, ir.Node]]:
-    out = [(uid, e) for _, uid, e in action.feedback or []]
+    out = [(uid, e) for _, uid, e in action.evaluated()]
     if action.stop_when is not None:
         out.append(("<stop>", action.stop_when))
     return out

@@ -10,6 +10,7 @@ shape and to cache row-independent work across query batches.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -309,6 +310,35 @@ class Let(Node):
     body: Node
 
 
+@dataclass(eq=False)
+class Iterate(Node):
+    """iterate(step, init, limit): the def `step` applied to a state at most `limit` times
+    (a constant), starting from `init`. The state is bound to the def's parameters (a
+    tuple state is unpacked into them, one parameter per item) and the def returns the
+    next state. A state the step maps to itself is final: the iteration stops there, which
+    gives the same value as going on to the limit."""
+
+    step: str  # the def's name, for messages
+    init: Node
+    limit: Node
+    names: list[str] = field(default_factory=list)  # the def's parameters (unique ids)
+    body: Node | None = None  # the def's body, over `names` (filled by name resolution)
+    steps: int = 0  # the limit's value (filled by the type pass)
+
+
+def clone(node: Node) -> Node:
+    """A copy of an expression tree whose nodes can be typed afresh; what its names refer
+    to (domains, tables) is shared, not copied."""
+    memo: dict[int, Any] = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Name) and n.ref is not None:
+            memo[id(n.ref)] = n.ref
+        stack.extend(children(n))
+    return copy.deepcopy(node, memo)
+
+
 def children(node: Node) -> list[Node]:
     """The direct sub-expressions of a node, in evaluation order."""
     match node:
@@ -335,4 +365,6 @@ def children(node: Node) -> list[Node]:
             return out + list(node.extra)
         case Let(bindings=b, body=body):
             return [e for _, e in b] + [body]
+        case Iterate(init=init, limit=limit, body=body):
+            return [init, limit] + ([body] if body is not None else [])
     return []

@@ -237,6 +237,9 @@ class _Build(Transformer):
         args = [a for a in c[1:] if a is not None]
         return self._node(meta, ir.Call(self._loc(meta), str(c[0]), args))
 
+    def iterate(self, meta, c):
+        return self._node(meta, ir.Iterate(self._loc(meta), str(c[0]), c[1], c[2]))
+
     def gencall(self, meta, c):
         body, loops, cond = c[1]
         return self._node(meta, ir.Generator(self._loc(meta), str(c[0]), body, loops, cond,

@@ -158,6 +158,39 @@ class Resolver:
             self.inlining.pop()
         return _like(ir.Let(node.loc, bindings, body), node)
 
+    def _iterate(self, node: ir.Iterate, scope: Scope) -> ir.Node:
+        """The step def's body, resolved over fresh ids for its parameters (the state); the
+        start and the limit in the caller's scope."""
+        d = self.defs.get(node.step)
+        if d is None:
+            hint = did_you_mean(node.step, list(self.defs))
+            raise SpecError(f"iterate needs the name of a def as its step, not '{node.step}'",
+                            node.loc, hint=hint or "declare the step under defs, e.g. "
+                            "\"move(r, c)\": \"(r + 1, c)\", then iterate(move, (0, 0), 10)")
+        if not d.params:
+            raise SpecError(f"the step '{d.name}' of iterate takes no parameters: it has no "
+                            "state to update", node.loc,
+                            hint=f"give it the state as parameters: {d.name}(x) or "
+                                 f"{d.name}(a, b, ...) for a tuple")
+        if d.name in self.inlining:
+            chain = " -> ".join(self.inlining[self.inlining.index(d.name):] + [d.name])
+            raise SpecError(f"recursion in defs: {chain}", node.loc,
+                            hint="defs cannot call themselves, directly or indirectly")
+        node.init = self.resolve(node.init, scope)
+        node.limit = self.resolve(node.limit, scope)
+        inner = {k: b for k, b in scope.items() if b.kind not in ("arg", "answer", "local")}
+        node.names = []
+        for p in d.params:
+            uid = self.fresh(p)
+            inner[p] = Binding("local", None, uid=uid)
+            node.names.append(uid)
+        self.inlining.append(d.name)
+        try:
+            node.body = self.resolve(copy.deepcopy(d.body), inner)
+        finally:
+            self.inlining.pop()
+        return node
+
     def _generator(self, node: ir.Generator, scope: Scope) -> ir.Node:
         inner = dict(scope)
         for loop in node.loops:

@@ -23,12 +23,12 @@ from sleuth.compiler.source import Document, scalar_value
 
 TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
             "observations", "goal", "data")
-ACTION_KEYS = ("args", "legal", "history", "feedback", "response", "about")
+ACTION_KEYS = ("args", "legal", "history", "let", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
-GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence")
+GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence", "until_indistinguishable")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 DEF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(\s*([^()]*?)\s*\)\s*$")
-RESERVED = {"if", "then", "else", "and", "or", "not", "in", "for", "true", "false"}
+RESERVED = {"if", "then", "else", "and", "or", "not", "in", "for", "true", "false", "iterate"}
 
 
 @dataclass
@@ -69,6 +69,8 @@ class Action:
     response: Response | None
     loc: Loc
     history: list[ir.Node] = field(default_factory=list)  # holds against each earlier query
+    lets: list[tuple[str, ir.Node]] = field(default_factory=list)  # named values the feedback
+    # shares, computed once before it (not part of it)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Goal:
     stop_when: ir.Node | None
     max_queries: int | None
     confidence: float | None = None  # stop when the goal's most likely value is this likely
+    until_indistinguishable: bool = False  # also stop when no query tells the rest apart
 
 
 @dataclass
@@ -288,8 +291,20 @@ def _read_actions(r: Reader, top: dict, key: str, kind: str) -> list[Action]:
         response = _read_response(r, fields["response"][1]) if "response" in fields else None
         history = r.exprs(fields["history"][1], "a history condition") \
             if "history" in fields else []
+        lets = []
+        if "let" in fields:
+            if feedback is None:
+                raise SpecError(f"'let' names values for the feedback; {kind} '{name}' has a "
+                                "response", r.loc(fields["let"][0]),
+                                hint="write the value into the response's expressions")
+            lets = [(r.name(lk, "let name"), r.expr(lv, f"let '{n}'"))
+                    for n, (lk, lv) in r.mapping(fields["let"][1], "let").items()]
+            clash = {n for n, _ in lets} & {n for n, _ in feedback}
+            if clash:
+                raise SpecError(f"'{sorted(clash)[0]}' is both a let and a feedback component",
+                                r.loc(fields["let"][0]), hint="give them different names")
         actions.append(Action(r.name(k, f"{kind} name"), kind, args, legal, feedback, response,
-                              r.loc(k), history))
+                              r.loc(k), history, lets))
     return actions
 
 
@@ -358,7 +373,16 @@ def _read_goal(r: Reader, node: Node) -> Goal:
             raise SpecError("a goal has either stop_when or confidence, not both",
                             r.loc(fields["confidence"][1]))
         confidence = float(confidence)
-    return Goal(identify, stop, max_q, confidence)
+    settle = False
+    if "until_indistinguishable" in fields:
+        settle = r.scalar(fields["until_indistinguishable"][1], "until_indistinguishable")
+        where = r.loc(fields["until_indistinguishable"][1])
+        if not isinstance(settle, bool):
+            raise SpecError("until_indistinguishable is true or false", where)
+        if settle and (stop is not None or confidence is not None):
+            raise SpecError("until_indistinguishable ends a game played until its secret is "
+                            "known; this goal has stop_when or confidence", where)
+    return Goal(identify, stop, max_q, confidence, settle)
 
 
 def _read_data(r: Reader, node: Node) -> dict[str, TableDecl]:

@@ -198,8 +198,43 @@ def join(x: ir.Node, y: ir.Node, where: ir.Node) -> tuple[ir.Node, ir.Node, Type
         return x, y, a
     if a == b:
         return x, y, a
+    if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
+        items = tuple(_join_part(x, y, k, ta, tb, where)
+                      for k, (ta, tb) in enumerate(zip(a.items, b.items, strict=True)))
+        return x, y, TupleT(items)
+    if isinstance(a, SeqT) and isinstance(b, SeqT) and (a.length, a.index) == (b.length,
+                                                                               b.index):
+        elems = [_join_part(x, y, k, a.elem, b.elem, where) for k in range(a.length)]
+        elem = elems[0]
+        for e in elems[1:]:
+            elem = join(typed(ir.Const(where.loc, None), elem, where),
+                        typed(ir.Const(where.loc, None), e, where), where)[2]
+        return x, y, SeqT(elem, a.length, a.index)
     raise SpecError(f"type mismatch: the alternatives are {a.show()} and {b.show()}",
                     where.loc, hint="both branches must have the same kind of value")
+
+
+def _join_part(x: ir.Node, y: ir.Node, k: int, a: Type, b: Type, where: ir.Node) -> Type:
+    """The common type of part k of two tuples or sequences (items of literal ones are
+    joined as nodes, so a string item next to an enum item becomes its label; a part of
+    any other expression keeps its encoding, so it must already have the common type's
+    kind)."""
+    xs = x.items if isinstance(x, ir.TupleExpr | ir.ListExpr) else None
+    ys = y.items if isinstance(y, ir.TupleExpr | ir.ListExpr) else None
+    px = xs[k] if xs is not None else typed(ir.Const(x.loc, None), a, x)
+    py = ys[k] if ys is not None else typed(ir.Const(y.loc, None), b, y)
+    jx, jy, t = join(px, py, where)
+    for items, old, new, whole in ((xs, px, jx, x), (ys, py, jy, y)):
+        if items is not None:
+            items[k] = new
+            whole.type = (TupleT(tuple(i.type for i in items)) if isinstance(whole.type, TupleT)
+                          else whole.type)
+        elif new.type != old.type:
+            raise SpecError(f"type mismatch: part {k} of '{whole.text}' is "
+                            f"{old.type.show()}, and the other alternative's is "
+                            f"{py.type.show() if old is px else px.type.show()}", whole.loc,
+                            hint="write the labels as labels (Kind.heavy), not strings")
+    return t
 
 
 __all__ = ["arith_type", "as_label", "as_position", "compatible", "const_type", "element_type",

@@ -62,6 +62,7 @@ from sleuth.compiler.ir import (
     TableT,
     Type,
 )
+from sleuth.compiler.iteration import iterate_kernel
 
 Fn = Callable[["Ctx"], Any]
 
@@ -290,6 +291,9 @@ class Compiler:
             return body(ctx)
 
         return let
+
+    def _iterate(self, node: ir.Iterate) -> Fn:
+        return iterate_kernel(self, node, lambda env, it: Ctx(env, it))
 
     # -- calls
 

@@ -29,7 +29,15 @@ from sleuth.compiler.api import (
 )
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
-from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, goal_reached, has_stop
+from sleuth.solver.infoset.queries import (
+    AnyBelief,
+    Query,
+    Stopper,
+    ambiguous,
+    goal_reached,
+    goal_values,
+    has_stop,
+)
 from sleuth.solver.strategies import Strategy
 
 
@@ -55,6 +63,9 @@ class Transcript:
     # goal: {confidence}: the goal's most likely value at the end, and its posterior
     guess: dict[str, Any] | None = None
     posterior: float | None = None
+    # goal: {until_indistinguishable}: how many goal values were left when no query could
+    # tell them apart (1: the secret was identified)
+    left: int = 1
 
     @property
     def correct(self) -> bool | None:
@@ -68,6 +79,8 @@ class Transcript:
                "hypotheses": self.start_hypotheses,
                "entropy_bits": self.start_entropy_bits, "queries": len(self.steps),
                "solved": self.solved, "steps": [s.to_json() for s in self.steps]}
+        if self.left > 1:
+            out["indistinguishable"] = self.left
         if self.guess is not None:
             out.update(guess={k: show_value(v) for k, v in self.guess.items()},
                        posterior=self.posterior, correct=self.correct)
@@ -169,6 +182,8 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
         t.solved = not stop and goal_reached(belief, game)
     if game.model.confidence is not None:
         t.guess, t.posterior = belief.goal_posterior(game.model.identify)
+    elif t.solved and ambiguous(belief, game):
+        t.left = goal_values(belief, game)
     return t
 
 

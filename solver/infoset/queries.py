@@ -130,11 +130,29 @@ def has_stop(game: Game) -> bool:
 
 def goal_reached(belief: InformationSet, game: Game) -> bool:
     """Whether a game without stop_when is over: the goal variables have one possible value,
-    or (goal: {confidence: c}) their most likely value has posterior c at least."""
+    or (goal: {confidence: c}) their most likely value has posterior c at least, or (goal:
+    {until_indistinguishable: true}) no legal query can tell the remaining hypotheses
+    apart."""
     model = game.model
-    if model.confidence is None:
-        return belief.determined(model.identify)
-    return belief.goal_posterior(model.identify)[1] >= model.confidence - 1e-12
+    if model.confidence is not None:
+        return belief.goal_posterior(model.identify)[1] >= model.confidence - 1e-12
+    if belief.determined(model.identify):
+        return True
+    return model.until_indistinguishable and not game.memo.get(
+        ("candidates",), lambda: Candidates(game)).splits(belief)
+
+
+def ambiguous(belief: InformationSet, game: Game) -> bool:
+    """Whether a game that is over still has several possible goal values (it ended
+    because no query could tell them apart)."""
+    return game.model.confidence is None and not belief.determined(game.model.identify)
+
+
+def goal_values(belief: InformationSet, game: Game) -> int:
+    """How many joint values the goal variables still have (a belief small enough to list
+    its hypotheses: one whose game is over)."""
+    names = game.model.identify
+    return len({tuple(repr(h[n]) for n in names) for h, _ in belief.top(belief.size)})
 
 
 class Candidates:
@@ -423,6 +441,16 @@ class Candidates:
             return CodeMatrix(np.ascontiguousarray(lut[codes].T), book)
 
         return game.memo.get(key, make)
+
+    def splits(self, belief: InformationSet, chunk: int = 64) -> bool:
+        """Whether some legal query has two or more feedbacks on the belief's hypotheses
+        (queries scored a chunk at a time: on a large set the first chunk settles it)."""
+        for block in self.blocks_for(belief):
+            for lo in range(0, len(block.ranks), chunk):
+                positions = np.arange(lo, min(lo + chunk, len(block.ranks)))
+                if np.any((self.parts(block, positions, belief) > 0).sum(axis=1) > 1):
+                    return True
+        return False
 
     def parts(self, block: Block, positions: np.ndarray, belief: InformationSet) -> np.ndarray:
         """Outcome partition of each query at `positions`: (queries, parts) counts

@@ -36,7 +36,15 @@ from sleuth.solver.infoset.observe import (
     parse_query_text,
     query_text,
 )
-from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, goal_reached, has_stop
+from sleuth.solver.infoset.queries import (
+    AnyBelief,
+    Query,
+    Stopper,
+    ambiguous,
+    goal_reached,
+    goal_values,
+    has_stop,
+)
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
 
@@ -231,6 +239,12 @@ class Play:
             return
         known = ", ".join(f"{k} = {format_value(v)}" for k, v in self._known().items())
         sure = f" (posterior {p:.4f})" if p < 1 else ""
+        if ambiguous(self.belief, self.game) and self.game.model.confidence is None:
+            left = goal_values(self.belief, self.game)
+            self.console.print(Text.assemble(
+                ("over", "bold yellow"), f" after {count_text(n)}: no query tells the last "
+                f"{left} apart; the first is {known}{sure}"))
+            return
         self.console.print(Text.assemble(("solved", "bold green"),
                                          f" in {count_text(n)}: {known}{sure}"))
 

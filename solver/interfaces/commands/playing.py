@@ -92,8 +92,12 @@ def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: in
                       f"{step.remaining:,}", f"{step.entropy_bits:.3f}",
                       f"{step.information_bits:.3f}")
     console.print(table)
-    console.print(f"solved in {count_text(len(t.steps))}" if t.solved
-                  else f"not solved after {count_text(len(t.steps))}")
+    if t.left > 1:
+        console.print(f"over after {count_text(len(t.steps))}: no query tells the last "
+                      f"{t.left} apart")
+    else:
+        console.print(f"solved in {count_text(len(t.steps))}" if t.solved
+                      else f"not solved after {count_text(len(t.steps))}")
     if t.guess is not None:
         guess = ", ".join(f"{k} = {format_value(v)}" for k, v in t.guess.items())
         console.print(f"final guess {guess} with posterior {t.posterior:.4f} "
