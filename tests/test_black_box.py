@@ -139,3 +139,32 @@ def test_the_counting_backends_refuse_it_with_a_located_message():
     with pytest.raises(SpecError, match="listed|word") as err:
         prior_belief(small(), "sdd")
     assert "black-box.yaml" in str(err.value.loc.file)
+
+
+def test_the_optimum_of_a_tiny_board_against_a_brute_force():
+    """3 x 3 with 2 atoms: the exact searches against a plain minimisation over every
+    set of layouts reached, written here (a set is over when every ray answers its
+    layouts alike)."""
+    from functools import cache
+
+    g = spec_game("black-box", n=3, k=2)
+    codes = g.feedback_matrix("fire", np.arange(12))
+
+    @cache
+    def best(hyps: frozenset) -> tuple[int, int]:  # (total, worst) of the best tree
+        if len({tuple(codes[:, h]) for h in hyps}) == 1:
+            return 0, 0
+        out = None
+        for q in range(12):
+            parts: dict[int, set] = {}
+            for h in hyps:
+                parts.setdefault(int(codes[q, h]), set()).add(h)
+            if len(parts) > 1:
+                sub = [best(frozenset(p)) for p in parts.values()]
+                cand = (len(hyps) + sum(t for t, _ in sub), 1 + max(w for _, w in sub))
+                out = cand if out is None or cand < out else out
+        return out
+
+    total, worst = best(frozenset(range(g.hypotheses.size)))
+    ev = evaluate_strategy(g, make_strategy("optimal", Candidates(g)), "black-box")
+    assert (ev.total, ev.worst) == (total, worst)

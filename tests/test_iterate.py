@@ -210,7 +210,7 @@ def test_a_game_ends_when_no_query_tells_the_rest_apart():
     once the pair is known. q = 1 tells nothing; q = 2 or 3 sets one pair apart from the
     other two, so two secrets take one question and four take two."""
     game = load_game_text(TWINS)
-    for name in ("entropy", "minimax", "most-parts"):
+    for name in ("entropy", "minimax", "most-parts", "optimal", "optimal-worst"):
         ev = evaluate_strategy(game, make_strategy(name, Candidates(game)), "twins")
         assert ev.histogram == {1: 2, 2: 4}, name
         for h, n in ev.lengths.items():

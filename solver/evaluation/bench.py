@@ -89,8 +89,12 @@ def parse_spec_sizes(args: Iterable[str], common: dict[str, Any]) -> list[tuple[
 
 @lru_cache(maxsize=16)
 def _setup(spec: str, params: tuple[tuple[str, Any], ...]) -> tuple[Game, Candidates]:
+    """A game and its queries, once per process; the feedback matrices that fit are built
+    here, before any trial is timed, so no strategy's first decision pays for them."""
     game = load_game(spec, dict(params) or None)
-    return game, Candidates(game)
+    candidates = Candidates(game)
+    candidates.keep_matrices()
+    return game, candidates
 
 
 def seeds(task: Task) -> tuple[np.random.SeedSequence, int, int]:

@@ -354,6 +354,22 @@ class Candidates:
             return count_parts(codes, game.coder(block.action.name).size, weights)
         return count_columns(kept[0], len(kept[1]), weights)
 
+    def kept_codes(self, block: Block, positions: np.ndarray, game: Game,
+                   index: np.ndarray) -> np.ndarray | None:
+        """The codes from the block's full matrix if one is kept already (None: none is;
+        nothing is built here)."""
+        kept = self._matrix(block, game, build=False) if block.listed else None
+        labels = None if kept is None else kept.cut(index, positions, len(block.ranks))
+        return None if labels is None else kept.book[labels.T]
+
+    def keep_matrices(self) -> None:
+        """Build the full matrix of every listed block with feedback that fits the memory
+        budget now, once, rather than when a strategy first needs it (a tournament's
+        set-up: the decisions it times then only read it)."""
+        for block in self.blocks:
+            if block.listed and block.deterministic:
+                self._matrix(block, self.game)
+
     def _labels(self, block: Block, positions: np.ndarray, game: Game,
                 index: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """The kept codes of the queries at `positions` on the hypotheses `index`, as
@@ -442,14 +458,25 @@ class Candidates:
 
         return game.memo.get(key, make)
 
-    def splits(self, belief: InformationSet, chunk: int = 64) -> bool:
-        """Whether some legal query has two or more feedbacks on the belief's hypotheses
-        (queries scored a chunk at a time: on a large set the first chunk settles it)."""
-        for block in self.blocks_for(belief):
-            for lo in range(0, len(block.ranks), chunk):
-                positions = np.arange(lo, min(lo + chunk, len(block.ranks)))
-                if np.any((self.parts(block, positions, belief) > 0).sum(axis=1) > 1):
-                    return True
+    def splits(self, belief: InformationSet, chunk: int = 64, sample: int = 64) -> bool:
+        """Whether some legal query has two or more feedbacks on the belief's hypotheses.
+        Two hypotheses it tells apart prove it, so a spread sample of them is tried first
+        (on a large set that settles it), then every hypothesis; queries a chunk at a
+        time."""
+        listed = belief.listing()
+        if listed is None:  # too many to list: counted parts
+            return any(np.any((self.parts(b, np.arange(lo, min(lo + chunk, len(b.ranks))),
+                                         belief) > 0).sum(axis=1) > 1)
+                       for b in self.blocks_for(belief) for lo in range(0, len(b.ranks), chunk))
+        index = listed.index
+        tries = [index[::-(-len(index) // sample)], index] if len(index) > sample else [index]
+        for hyps in tries:
+            for block in self.blocks_for(belief):
+                for lo in range(0, len(block.ranks), chunk):
+                    positions = np.arange(lo, min(lo + chunk, len(block.ranks)))
+                    codes = self.codes(block, positions, listed.game, hyps)
+                    if np.any(codes != codes[:, :1]):
+                        return True
         return False
 
     def parts(self, block: Block, positions: np.ndarray, belief: InformationSet) -> np.ndarray:

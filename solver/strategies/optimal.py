@@ -85,6 +85,13 @@ class OptimalSearch:
         self.secret_of = np.concatenate(secret_of).astype(np.int64)
         self.secret_like = candidates.any_secret_like
         self.goal_class = self._goal_classes()
+        # goal: {until_indistinguishable}: hypotheses every query answers alike share a
+        # class, and a set within one class is over; `alike` is the largest class
+        self.signature, self.alike = None, 1
+        if game.model.until_indistinguishable and len(self.queries):
+            _, sig, sizes = np.unique(self.codes.T, axis=0, return_inverse=True,
+                                      return_counts=True)
+            self.signature, self.alike = sig.ravel(), int(sizes.max())
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
         self.memo: dict[Any, Any] = {}
         self.nodes = 0
@@ -119,10 +126,14 @@ class OptimalSearch:
                 depth[1:] = 1
             return total, depth
         if len(np.unique(self.goal_class)) == size:
-            k = int((counts > 0).sum(axis=1).max())
+            # a game over may leave up to `alike` secrets in one leaf: at least n // alike
+            # leaves, and the least total puts `alike` in each of the shallowest (their
+            # depths obey Kraft's inequality as any leaves' do)
+            k, m = int((counts > 0).sum(axis=1).max()), self.alike
             if k >= 2:
                 for n in range(2, size + 1):
-                    total[n], depth[n] = _external(n, k)
+                    leaves, depth[n] = _external(n // m, k) if n // m else (0, 0)
+                    total[n] = m * leaves
         return total, depth
 
     # -- the search
@@ -134,7 +145,10 @@ class OptimalSearch:
         if self.stop_game:
             return len(hyps) == 0
         classes = self.goal_class[hyps]
-        return bool(np.all(classes == classes[0]))
+        if np.all(classes == classes[0]):
+            return True
+        return self.signature is not None and bool(np.all(
+            self.signature[hyps] == self.signature[hyps[0]]))
 
     def solve(self, hyps: np.ndarray, depth: int | None, bound: int,
               stab: np.ndarray | None = None) -> tuple | int:

@@ -120,10 +120,12 @@ class ISESSampled(Entropy):
         if self._full is None or belief is not self._full or \
                 not block.deterministic or not len(positions):
             return super().score_block(block, positions, belief)
-        # The kernels directly: a kept matrix (or rows made from orbits) is set up at a
-        # cost no batch size bounds, and a decision has a wall-clock budget.
-        codes = belief.game.feedback_matrix(block.action.name, block.ranks[positions],
-                                            belief.index)
+        # A matrix kept already, else the kernels directly: setting one up costs more than
+        # any batch size bounds, and a decision has a wall-clock budget.
+        codes = self.candidates.kept_codes(block, positions, belief.game, belief.index)
+        if codes is None:
+            codes = belief.game.feedback_matrix(block.action.name, block.ranks[positions],
+                                                belief.index)
         # minus the set's own entropy: the expected gain negated, the scale of the other
         # scores (a response query's, scored exactly)
         bits = posterior_entropy(codes, belief, self._states) - belief.entropy_bits()
