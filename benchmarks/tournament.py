@@ -1,14 +1,18 @@
-"""The tournament of Meng & Lucas on the spec library, written to its section of
-docs/results.md (between the tournament markers; the rest of the file is kept).
+"""The eight-game experiment of Meng & Lucas (ISES, 2024) on the spec library, written
+to its section of docs/results.md (between the tournament markers; the rest of the file
+is kept).
 
-Every single-player game of specs/ at two sizes; strategies random, SO-ISMCTS,
-exhaustive ISES (entropy) and sampled ISES with a per-decision time limit;
-the same seeded secrets for every strategy (`sleuth bench`). Besides the
-tournament, `sleuth evaluate`'s exact average of the exhaustive strategy over
-*all* secrets is computed, to check that the sampled trials agree with it
-within sampling error.
+Eight games at two sizes each -- the ones the paper's text names (Fake Coin, Mastermind,
+Simple Mastermind, Treasure Hunt, Low-Middle-High: `higher-lower.yaml` stands in for it),
+its two examples of the genre (Black Box, Wordle) and Bulls and Cows; four agents:
+random, SO-ISMCTS and sampled ISES (Algorithm 1) with a time limit per decision, and
+exhaustive ISES (entropy); the same seeded secrets for every agent (`sleuth bench`).
+Each game and size is run and saved on its own (docs/results/tournament/<game>.json), so
+an interrupted run resumes where it stopped. Besides the trials, `sleuth evaluate`'s
+exact average of exhaustive ISES over *all* secrets checks the sampled trials.
 
-    python benchmarks/tournament.py [--trials 100] [--budget 0.1] [--workers 2]
+    python benchmarks/tournament.py [--trials 500] [--budget 0.1] [--workers 2]
+                                    [--scheduler ADDR] [--fresh] [--only NAME]
 """
 
 from __future__ import annotations
@@ -23,122 +27,182 @@ from pathlib import Path
 import numpy as np
 
 from sleuth.compiler import load_game
-from sleuth.solver.evaluation.bench import (
-    make_tasks,
-    parse_spec_sizes,
-    run,
-    size_label,
-    summarise,
-    write_outputs,
-)
+from sleuth.solver.evaluation.bench import make_tasks, run, summarise, write_outputs
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.evaluation.transcript import hypothesis_index
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import make_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ["mastermind.yaml@pegs=3,colours=4", "mastermind.yaml@pegs=4,colours=6",
-         "black-peg-mastermind.yaml@pegs=3,colours=4", "black-peg-mastermind.yaml@pegs=4,colours=6",
-         "bulls-and-cows.yaml@digits=3", "bulls-and-cows.yaml@digits=4",
-         "counterfeit-coin.yaml@coins=6", "counterfeit-coin.yaml@coins=12",
-         "hotter-colder.yaml@w=4,h=4", "hotter-colder.yaml@w=8,h=8",
-         "higher-lower.yaml@n=31", "higher-lower.yaml@n=127"]
-STRATEGIES = ["random", "ismcts", "entropy", "ises-sampled"]
+# (the paper's name, spec, the two sizes)
+GAMES = [
+    ("Fake Coin", "counterfeit-coin.yaml", [{"coins": 9}, {"coins": 12}]),
+    ("Mastermind", "mastermind.yaml", [{"pegs": 3, "colours": 4}, {"pegs": 4, "colours": 6}]),
+    ("Simple Mastermind", "black-peg-mastermind.yaml",
+     [{"pegs": 3, "colours": 4}, {"pegs": 4, "colours": 6}]),
+    ("Treasure Hunt", "treasure-hunt.yaml", [{"n": 8}, {"n": 16}]),
+    ("Low-Middle-High (higher-lower)", "higher-lower.yaml", [{"n": 31}, {"n": 127}]),
+    ("Black Box", "black-box.yaml", [{"n": 5, "k": 3}, {"n": 8, "k": 4}]),
+    ("Wordle", "wordle.yaml", [{"answers_only": True}, {"answers_only": False}]),
+    ("Bulls and Cows", "bulls-and-cows.yaml", [{"digits": 3}, {"digits": 4}]),
+]
+AGENTS = ["random", "ismcts", "entropy", "ises-sampled"]
+LABELS = {"random": "random", "ismcts": "SO-ISMCTS (t)", "entropy": "ISES exhaustive",
+          "ises-sampled": "ISES sampled (t)"}
 
 
-def exact(spec: str, params: dict, trials: list[dict]) -> tuple[float, float, int]:
-    """The exhaustive strategy's exact average over all secrets, the standard deviation
-    of the game length over them, and how many of its tournament trials took exactly
-    the length `sleuth evaluate` gives their secret (it is deterministic)."""
+def slug(spec: str, params: dict) -> str:
+    return spec.removesuffix(".yaml") + "".join(f"_{k}={v}" for k, v in params.items())
+
+
+def exact(spec: str, params: dict, trials: list[dict]) -> dict:
+    """Exhaustive ISES over every secret (`sleuth evaluate`): its average, the standard
+    deviation of the game length, how many of its trials took exactly the length
+    evaluate gives their secret (it is deterministic), and the seconds it took."""
+    start = time.perf_counter()
     game = load_game(spec, params)
     ev = evaluate_strategy(game, make_strategy("entropy", Candidates(game)), spec)
     lengths = np.array(list(ev.lengths.values()), dtype=float)
-    same = sum(ev.lengths[hypothesis_index(game, t["secret"])] == t["steps"] for t in trials)
-    return float(ev.average), float(lengths.std()), same
+    same = sum(ev.lengths[hypothesis_index(game, t["secret"])] == t["steps"]
+               for t in trials if t["strategy"] == "entropy")
+    return {"average": float(ev.average), "sd": float(lengths.std()), "same": int(same),
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
+    """One game at one size: its saved trials, or a new run of them (then saved)."""
+    if path.exists() and not args.fresh:
+        return json.loads(path.read_text())
+    start = time.perf_counter()
+    tasks = make_tasks([(spec, params)], AGENTS, args.trials, args.seed, args.time_limit)
+    trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
+    elapsed = time.perf_counter() - start
+    data = {"spec": spec, "params": params, "trials": trials, "elapsed": round(elapsed, 1),
+            "exact": exact(spec, params, trials)}
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"{spec} {params}: {len(tasks):,} games in {elapsed:.0f} s", flush=True)
+    return data
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--trials", type=int, default=500)
     parser.add_argument("--budget", dest="time_limit", type=float, default=0.1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scheduler", default=None, help="a Dask scheduler's address")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=str(ROOT / "docs" / "results"))
-    parser.add_argument("--reuse", action="store_true",
-                        help="Redo the tables from the trials saved in OUT/results.json.")
+    parser.add_argument("--fresh", action="store_true", help="run again what is saved")
+    parser.add_argument("--only", default=None, help="one spec file, e.g. black-box.yaml")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "results" / "tournament"))
     args = parser.parse_args()
     os.chdir(ROOT)  # spec paths in the results are relative to the repository
-    sized = parse_spec_sizes([f"specs/{g}" for g in GAMES], {})
-    start = time.perf_counter()
-    tasks = make_tasks(sized, STRATEGIES, args.trials, args.seed, args.time_limit)
-    saved = Path(args.out) / "results.json"
-    if args.reuse and saved.exists():  # the trials of an earlier run; tables redone
-        data = json.loads(saved.read_text())
-        results, elapsed = data["trials"], data.get("elapsed", math.nan)
-    else:
-        results = run(tasks, workers=args.workers)
-        elapsed = time.perf_counter() - start
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for name, spec, sizes in GAMES:
+        for params in sizes:
+            if args.only and spec != args.only:
+                continue
+            data = play(f"specs/{spec}", params, args, out / f"{slug(spec, params)}.json")
+            runs.append((name, data))
+    if args.only:
+        return
+    results = [t for _, data in runs for t in data["trials"]]
     rows = summarise(results)
-    write_outputs(rows, results, Path(args.out))
-    data = json.loads(saved.read_text())
-    saved.write_text(json.dumps({**data, "elapsed": elapsed}, indent=2) + "\n")
-    truth = {(spec, tuple(sorted(p.items()))): exact(spec, p, [
-        r for r in results if r["spec"] == spec and r["params"] == p
-        and r["strategy"] == "entropy"]) for spec, p in sized}
-    lines = ["| game | random | SO-ISMCTS | ISES (exhaustive) | ISES (sampled) | "
-             "exhaustive, exact over all secrets | sampled ≤ ISMCTS | exhaustive within 95 % "
-             "| trials = evaluate |", "|---|---|---|---|---|---|---|---|---|"]
-    for spec, p in sized:
-        mine = {r["strategy"]: r for r in rows
-                if r["spec"] == spec and r["params"] == p}
-        cells = []
-        for s in STRATEGIES:
-            r = mine[s]
-            unsolved = r["trials"] - r["solved"]
-            cells.append(f"{r['average']:.2f} ± {r['ci95']:.2f}"
-                         + (f" ({unsolved} unsolved)" if unsolved else ""))
-        e, sd, same = truth[(spec, tuple(sorted(p.items())))]
-        ent, smp, mc = mine["entropy"], mine["ises-sampled"], mine["ismcts"]
-        # sampling error of a mean of `trials` secrets drawn from all of them
-        within = abs(ent["average"] - e) <= 1.96 * sd / np.sqrt(ent["trials"]) + 1e-9
-        lines.append(f"| {size_label(mine['entropy'])} | " + " | ".join(cells)
-                     + f" | {e:.4f} | {'yes' if smp['average'] <= mc['average'] else 'NO'} | "
-                     f"{'yes' if within else 'NO'} | {same}/{ent['trials']} |")
-    table = "\n".join(lines)
+    write_outputs(rows, results, out)
+    figure = fig5(rows, runs, out)
+    table = markdown(rows, runs)
     print(table)
-    print(f"{len(tasks):,} games in {elapsed:.0f} s with {args.workers} workers")
-    write_results(table, args, len(tasks), elapsed)
+    write_section(table, args, runs, figure)
 
 
-def write_results(table: str, args: argparse.Namespace, games: int, elapsed: float) -> None:
-    section = f"""## The tournament of Meng & Lucas on the spec library
+def size_text(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def markdown(rows: list[dict], runs: list[tuple[str, dict]]) -> str:
+    by = {(r["spec"], json.dumps(r["params"], sort_keys=True), r["strategy"]): r for r in rows}
+    lines = ["| game | size | " + " | ".join(LABELS[a] for a in AGENTS)
+             + " | exhaustive, exact over all secrets | trials = evaluate |",
+             "|---|---|" + "---|" * len(AGENTS) + "---|---|"]
+    for name, data in runs:
+        key = (data["spec"], json.dumps(data["params"], sort_keys=True))
+        cells = []
+        for a in AGENTS:
+            r = by[(*key, a)]
+            lo, hi = r["average"] - r["ci95"], r["average"] + r["ci95"]
+            unsolved = r["trials"] - r["solved"]
+            cells.append(f"{r['average']:.2f} [{lo:.2f}, {hi:.2f}]"
+                         + (f" ({unsolved} unsolved)" if unsolved else ""))
+        e = data["exact"]
+        trials = by[(*key, "entropy")]["trials"]
+        lines.append(f"| {name} | {size_text(data['params'])} | " + " | ".join(cells)
+                     + f" | {e['average']:.4f} | {e['same']}/{trials} |")
+    return "\n".join(lines)
+
+
+def fig5(rows: list[dict], runs: list[tuple[str, dict]], out: Path) -> Path:
+    """Mean steps per agent at each size, one panel per game, 95 % intervals (the layout
+    of the paper's Fig. 5)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(name for name, _ in runs))
+    fig, axes = plt.subplots(2, math.ceil(len(games) / 2), figsize=(16, 7.5))
+    by = {(r["spec"], json.dumps(r["params"], sort_keys=True), r["strategy"]): r for r in rows}
+    for ax, game in zip(axes.ravel(), games, strict=False):
+        mine = [data for name, data in runs if name == game]
+        xs = list(range(len(mine)))
+        for k, a in enumerate(AGENTS):
+            rs = [by[(d["spec"], json.dumps(d["params"], sort_keys=True), a)] for d in mine]
+            ax.errorbar([x + (k - 1.5) * 0.06 for x in xs], [r["average"] for r in rs],
+                        yerr=[r["ci95"] for r in rs], marker="o", capsize=3, label=LABELS[a])
+        ax.set_xticks(xs, [size_text(d["params"]) for d in mine], fontsize=8)
+        ax.set_title(game, fontsize=10)
+        ax.set_yscale("log")
+        ax.set_ylabel("mean steps to finish", fontsize=8)
+        ax.grid(alpha=0.3)
+    for ax in axes.ravel()[len(games):]:
+        ax.axis("off")
+    axes.ravel()[0].legend(fontsize=8)
+    fig.suptitle("Mean steps per game and size (95 % intervals; log scale; random capped at "
+                 "100 steps)")
+    fig.tight_layout()
+    path = out / "fig5.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_section(table: str, args: argparse.Namespace, runs: list[tuple[str, dict]],
+                  figure: Path) -> None:
+    games = sum(len(d["trials"]) for _, d in runs)
+    wall = sum(d["elapsed"] for _, d in runs)
+    exact_s = sum(d["exact"]["seconds"] for _, d in runs)
+    where = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
+    section = f"""## The eight-game experiment of Meng & Lucas
 
 `python benchmarks/tournament.py --trials {args.trials} --budget {args.time_limit} \\
---workers {args.workers}` (it runs `sleuth bench`'s machinery): every single-player
-game of `specs/` at two sizes; {args.trials} seeded secrets per game, the same for every
-strategy; {args.time_limit} s per decision for sampled ISES (1,000 states) and SO-ISMCTS;
-a game not finished after 100 queries counts as 100 ("unsolved"). Average queries to
-finish ± the 95 % half-width (normal approximation). {games:,} games in {elapsed:.0f} s
-on a 2-core machine. Raw trials: `docs/results/results.json`; summary:
-`docs/results/results.csv`.
+{where}` (it runs `sleuth bench`'s machinery, game by game; an interrupted run resumes
+from what it saved): the eight games at two sizes each, {args.trials} seeded secrets per
+game and size, the same for every agent; {args.time_limit} s per decision for sampled ISES
+(Algorithm 1: 1,000 states drawn by weight with replacement, each sampled query scored by
+the average entropy of the exact posterior sets) and SO-ISMCTS. A game not finished after
+100 queries counts as 100 ("unsolved"). {games:,} games in {wall / 60:.0f} min of wall
+time on a 2-core machine, plus {exact_s / 60:.1f} min for the exact column. Mean steps
+with the 95 % interval (normal approximation). Raw trials, one file per game and size:
+`docs/results/tournament/`; all of them and the summary: `results.json`, `results.csv`
+there.
 
 {table}
 
-"exhaustive, exact" is `sleuth evaluate --strategy entropy` over every secret. The
-exhaustive strategy is deterministic, so each of its trials must take exactly the number of
-queries `sleuth evaluate` gives that secret: "trials = evaluate" counts those that do. "within
-95 %" says whether the {args.trials}-trial average of the same strategy lies within
-1.96 σ/√{args.trials} of it, σ being the standard deviation of the game length over all
-secrets (from the exact evaluation). Where "within 95 %" says NO but every trial equals
-`sleuth evaluate`, the {args.trials} secrets drawn were simply an unusual sample: with twelve
-comparisons at 95 %, at least one miss is expected about half the time.
+"exhaustive, exact" is `sleuth evaluate --strategy entropy` over every secret. Exhaustive
+ISES is deterministic, so each of its trials must take exactly the number of queries
+`sleuth evaluate` gives that secret: "trials = evaluate" counts those that do.
 
-The random agent asks uniformly random legal queries (not only possible secrets), so on
-the code-breaking games it rarely finishes within 100 queries; SO-ISMCTS's tree, grown in
-{args.time_limit} s, falls behind sampled ISES most where the query space is large
-(Bulls and Cows, black-peg Mastermind, the 127-number line).
-
-![average queries per game and strategy](results/results.png)
+![Fig. 5: mean steps per game, size and agent](results/tournament/{figure.name})
 """
     path = ROOT / "docs" / "results.md"
     path.write_text(with_section(path.read_text() if path.exists() else "", section))
@@ -149,7 +213,7 @@ BEGIN, END = "<!-- tournament: begin -->", "<!-- tournament: end -->"
 
 def with_section(text: str, section: str) -> str:
     """`text` with the tournament's section (between its markers) replaced by `section`;
-    the rest of docs/results.md (other games' results) is written by hand and kept."""
+    the rest of docs/results.md is written by hand and kept."""
     block = f"{BEGIN}\n{section}{END}\n"
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
