@@ -47,7 +47,7 @@ from sleuth.solver.infoset.queries import (
     goal_reached,
     has_stop,
 )
-from sleuth.solver.strategies.base import ListedStrategy
+from sleuth.solver.strategies.base import ListedStrategy, Option
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
 
@@ -55,9 +55,10 @@ NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at al
 class OptimalSearch:
     """The branch and bound over one game's listed hypotheses (indices into its table)."""
 
-    def __init__(self, candidates: Candidates):
+    def __init__(self, candidates: Candidates, top: int = 0):
         game = candidates.game
         self.candidates = candidates
+        self.top = top  # > 0: only the first `top` queries of each set's order are tried
         model = game.model
         if model.prior is not None:
             raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
@@ -220,6 +221,8 @@ class OptimalSearch:
         if depth is not None:
             useful &= lbw <= depth
         order = [i for i in np.lexsort((krank, lbw, lbq)).tolist() if useful[i]]
+        if self.top:
+            order = order[:self.top]
         return order, lbq, lbw, krank, going, codes
 
     def plan(self, hyps: np.ndarray, depth: int | None) -> dict[bytes, tuple]:
@@ -309,10 +312,14 @@ class Optimal(ListedStrategy):
 
     name = "optimal"
     worst_first = False
+    top = Option(int, 0, "try only the first K queries of each information set, in the "
+                         "search's order (by lower bound, then rule K): the best strategy "
+                         "that asks only those, an upper bound on the optimum (0: every "
+                         "query, the proven optimum)", minimum=0)
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
-        self.search = OptimalSearch(candidates)
+        self.search = OptimalSearch(candidates, self.top)
         self.budgets: dict[bytes, int] = {}
         self.plan: dict[bytes, tuple] = {}  # trees solved on workers: set -> (total, worst, q)
         self.workers: Any = None
@@ -333,7 +340,7 @@ class Optimal(ListedStrategy):
         total, worst = self.value(belief)
         order = "worst case, then total" if self.worst_first else "total, then worst case"
         return {"total": total, "worst": worst, "order": order,
-                "nodes": self.search.nodes}
+                "nodes": self.search.nodes, "top": self.top}
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)

@@ -101,7 +101,11 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     console.print(f"total {data['total']:,}   average {data['average']:.4f} "
                   f"({data['average_fraction']})   worst {data['worst']}   "
                   f"first query {first_text}")
-    if proof is not None:
+    if proof is not None and proof["top"]:
+        console.print(f"optimal ({proof['order']}) among strategies that ask only the first "
+                      f"{proof['top']} queries of each set: an upper bound on the optimum "
+                      f"(search: {proof['nodes']:,} information sets)")
+    elif proof is not None:
         console.print(f"proven optimal ({proof['order']}): no strategy does better "
                       f"(search: {proof['nodes']:,} information sets)")
     if tree_file is not None:
