@@ -21,6 +21,7 @@ from sleuth.compiler.counters import COUNTERS, Counter
 from sleuth.compiler.domains import (
     Domain,
     domain_size,
+    domain_values,
     multiset_table,
     set_elements,
     show_value,
@@ -62,7 +63,7 @@ __all__ = [
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
-    "coerce_text", "did_you_mean", "domain_size", "interpret", "ir",
+    "coerce_text", "did_you_mean", "domain_size", "domain_values", "interpret", "ir",
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",

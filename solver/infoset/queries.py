@@ -365,7 +365,10 @@ class Candidates:
     def keep_matrices(self) -> None:
         """Build the full matrix of every listed block with feedback that fits the memory
         budget now, once, rather than when a strategy first needs it (a tournament's
-        set-up: the decisions it times then only read it)."""
+        set-up: the decisions it times then only read it). Only for a game the enumerated
+        backend lists: a counted one's matrices are made per listed set."""
+        if self.game.candidate_count() > self.game.budget.max_hypotheses:
+            return
         for block in self.blocks:
             if block.listed and block.deterministic:
                 self._matrix(block, self.game)

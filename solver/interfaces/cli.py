@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {  # name -> module:function under sleuth.solver.inte
     "verify-tree": "evaluate:verify_tree_command",
     "analyse": "analyse:analyse",
     "bench": "bench:bench",
+    "serve": "serve:serve",
 }
 
 

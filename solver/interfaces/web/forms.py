@@ -1,0 +1,198 @@
+"""What the worksheet page draws, derived from a spec: the observation forms (one field
+per argument and per feedback component or answer, by its domain or type) and the
+marginals laid out as grids and panels.
+
+A field is a JSON object with a `kind` the page knows how to draw:
+
+    int       a number field                    {min, max}
+    enum      a drop-down                       {values}
+    bool      a check box
+    float     a number field (a density's answer)
+    word      one text field for a sequence of one-character labels (Wordle's `crane`,
+              `gybbb`) or of digits                         {length, letters}
+    seq       one field per position (a peg picker)        {length, elem}
+    set       check boxes                                   {values, min, max}
+    counts    a number per element, adding up to a total    {values, total}
+    record    one field per field                           {fields: [{name, field}]}
+    tuple     one field per item                            {items}
+
+Values are sent back as JSON in the form the Python API takes (lists for sequences and
+sets, mappings for records), and checked there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sleuth.compiler.api import (
+    BoolT,
+    Domain,
+    EnumT,
+    Game,
+    IntT,
+    RecordT,
+    SeqT,
+    SetT,
+    domain_values,
+    ir,
+    set_elements,
+)
+from sleuth.solver.infoset.observe import format_value
+
+
+def action_forms(game: Game) -> list[dict[str, Any]]:
+    """One form per query and observation of the game."""
+    out = []
+    for action in game.actions():
+        form: dict[str, Any] = {
+            "name": action.name, "kind": action.kind,
+            "args": [{"name": a.name, "field": domain_field(a.domain)} for a in action.args]}
+        if action.feedback is not None:
+            form["feedback"] = [{"name": name, "field": type_field(node.type)}
+                                for name, _, node in action.feedback]
+        else:
+            form["answer"] = domain_field(action.response.answer.domain)
+        out.append(form)
+    return out
+
+
+def domain_field(d: Domain) -> dict[str, Any]:
+    """The field for a value of a domain (arguments, answers)."""
+    t = d.type
+    if d.kind == "multiset":
+        elems = [format_value(v) for v in domain_values(d.elem)]
+        return {"kind": "counts", "values": elems, "total": d.total}
+    if d.kind == "set":
+        lo, hi = d.sizes
+        return {"kind": "set", "values": [format_value(v) for v in set_elements(t)],
+                "min": lo, "max": hi}
+    if d.kind == "record":
+        return {"kind": "record", "fields": [{"name": n, "field": domain_field(f)}
+                                             for n, f in d.fields]}
+    if d.kind == "seq":
+        word = _word(d.elem.type, d.length)
+        if word is not None:
+            return word
+        if d.listed is not None:  # listed values of many-character elements: one per line
+            return {"kind": "seq", "length": d.length, "elem": domain_field(d.elem),
+                    "listed": True}
+        labels = list(t.index.values) if t.index is not None else None
+        return {"kind": "seq", "length": d.length, "elem": domain_field(d.elem),
+                "positions": labels}
+    return type_field(t)
+
+
+def type_field(t: ir.Type) -> dict[str, Any]:
+    """The field for a value of a static type (feedback components)."""
+    if isinstance(t, BoolT):
+        return {"kind": "bool"}
+    if isinstance(t, IntT):
+        return {"kind": "int", "min": t.lo, "max": t.hi}
+    if isinstance(t, EnumT):
+        return {"kind": "enum", "values": list(t.values)}
+    if isinstance(t, ir.StrT):
+        return {"kind": "enum", "values": sorted(t.values)}
+    if isinstance(t, ir.FloatT):
+        return {"kind": "float"}
+    if isinstance(t, SeqT):
+        word = _word(t.elem, t.length)
+        if word is not None:
+            return word
+        return {"kind": "seq", "length": t.length, "elem": type_field(t.elem),
+                "positions": list(t.index.values) if t.index is not None else None}
+    if isinstance(t, SetT):
+        elems = list(t.elem.values) if isinstance(t.elem, EnumT) else \
+            list(range(t.elem.lo, t.elem.hi + 1))
+        return {"kind": "set", "values": [format_value(v) for v in elems], "min": 0,
+                "max": len(elems)}
+    if isinstance(t, ir.TupleT):
+        return {"kind": "tuple", "items": [type_field(x) for x in t.items]}
+    if isinstance(t, RecordT):
+        return {"kind": "record", "fields": [{"name": n, "field": type_field(x)}
+                                             for n, x in t.fields]}
+    return {"kind": "text"}
+
+
+def _word(elem: ir.Type, length: int) -> dict[str, Any] | None:
+    """A sequence typed as one word: of one-character enum labels, or of digits."""
+    if isinstance(elem, EnumT) and all(len(v) == 1 for v in elem.values):
+        return {"kind": "word", "length": length, "letters": list(elem.values)}
+    if isinstance(elem, IntT) and 0 <= elem.lo and elem.hi <= 9:
+        return {"kind": "word", "length": length,
+                "letters": [str(v) for v in range(elem.lo, elem.hi + 1)]}
+    return None
+
+
+# ----------------------------------------------------------------------------- marginals
+
+def grids(marginals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
+    """The marginals as one grid per secret variable: a row per variable or position
+    (`code[0]`, `owner[Knife]`), a column per value; Clue's detective notes are the grid
+    of `owner`, a row per card and a column per holder."""
+    out: dict[str, dict[str, Any]] = {}
+    for label, dist in marginals.items():
+        var = _variable(label)
+        grid = out.setdefault(var, {"variable": var, "columns": [], "rows": []})
+        for value in dist:
+            text = format_value(value)
+            if text not in grid["columns"]:
+                grid["columns"].append(text)
+        grid["rows"].append({"label": label, "position": label[len(var):].strip("[].") or None,
+                             "p": {format_value(v): float(p) for v, p in dist.items()}})
+    for grid in out.values():
+        cols = grid["columns"]
+        for row in grid["rows"]:
+            row["cells"] = [row["p"].get(c, 0.0) for c in cols]
+            del row["p"]
+    return list(out.values())
+
+
+def panels(game: Game, marginals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
+    """One panel per opponent or player, where the secret says who they are: secret
+    variables indexed by the same enum (Inkognito's identities and builds, by opponent)
+    give a panel per label of it, a row per variable; a single variable indexed by an
+    enum whose values are another enum (Clue's owner of each card) gives a panel per
+    value -- a player -- listing the chance of each index label (a card) being theirs.
+    Every number is a marginal of the joint posterior, so the constraints that tie the
+    panels together (all different, one owner per card) are applied."""
+    indexed: dict[str, list[str]] = {}
+    for v in game.model.secret:
+        t = v.domain.type
+        if isinstance(t, SeqT) and t.index is not None:
+            indexed.setdefault(t.index.name, []).append(v.name)
+    out = []
+    for enum, names in indexed.items():
+        labels = next(v.domain.type.index.values for v in game.model.secret
+                      if v.name == names[0])
+        if len(names) > 1:
+            for label in labels:
+                rows = [{"label": n, "p": {format_value(x): float(p) for x, p in
+                                           marginals.get(f"{n}[{label}]", {}).items()}}
+                        for n in names]
+                out.append({"title": label, "by": enum, "rows": rows})
+        else:
+            (name,) = names
+            values: list[str] = []
+            for label in labels:
+                for x in marginals.get(f"{name}[{label}]", {}):
+                    if format_value(x) not in values:
+                        values.append(format_value(x))
+            for value in values:
+                rows = [{"label": label, "p": float(_by_text(marginals.get(
+                    f"{name}[{label}]", {})).get(value, 0.0))} for label in labels]
+                out.append({"title": value, "by": name, "rows": rows})
+    return out
+
+
+def _variable(label: str) -> str:
+    for sep in ("[", "."):
+        if sep in label:
+            label = label.split(sep, 1)[0]
+    return label
+
+
+def _by_text(dist: dict[Any, float]) -> dict[str, float]:
+    return {format_value(v): p for v, p in dist.items()}
+
+
+__all__ = ["action_forms", "domain_field", "grids", "panels", "type_field"]

@@ -1,0 +1,517 @@
+// Sleuth's web worksheet and design view. Every action is a call of the JSON API
+// (docs/api.md); every piece of text from a spec or a session is written with
+// textContent or as an attribute value, never parsed as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { specs: [], strategies: [], summaries: {}, sheet: null, forms: [], job: null };
+
+// ---------------------------------------------------------------- helpers
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") node.textContent = v;
+    else if (k === "cls") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function svg(tag, attrs = {}) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+async function api(method, path, body) {
+  $("busy").hidden = false;
+  try {
+    const opts = { method, headers: {} };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    const res = await fetch(path, opts);
+    const data = await res.json().catch(() => ({ error: { text: `server error ${res.status}` } }));
+    if (!res.ok) throw Object.assign(new Error(data.error ? data.error.text : res.statusText), { info: data.error });
+    return data;
+  } finally {
+    $("busy").hidden = true;
+  }
+}
+
+function showError(box, err) {
+  box.hidden = !err;
+  box.textContent = err ? err.message : "";
+}
+
+function bits(x) { return Number(x).toFixed(3); }
+
+function fill(select, items, value) {
+  select.replaceChildren(...items.map(([v, label]) => el("option", { value: v, text: label })));
+  if (value !== undefined) select.value = value;
+}
+
+function fromText(s) {  // a set element or enum-like value typed back: integers as numbers
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+}
+
+// ---------------------------------------------------------------- fields from the spec
+
+function field(spec, name) {
+  const wrap = el("span", { cls: "field", "data-name": name || "" });
+  const k = spec.kind;
+  if (k === "int") {
+    if (spec.max - spec.min < 40) {
+      const s = el("select");
+      for (let v = spec.min; v <= spec.max; v++) s.append(el("option", { value: v, text: v }));
+      wrap.append(s);
+      wrap.read = () => Number(s.value);
+      wrap.write = (v) => { s.value = v; };
+    } else {
+      const i = el("input", { type: "number", min: spec.min, max: spec.max, value: spec.min });
+      wrap.append(i);
+      wrap.read = () => Number(i.value);
+      wrap.write = (v) => { i.value = v; };
+    }
+  } else if (k === "enum" || k === "bool") {
+    const values = k === "bool" ? ["true", "false"] : spec.values;
+    const s = el("select");
+    for (const v of values) s.append(el("option", { value: v, text: v }));
+    wrap.append(s);
+    wrap.read = () => (k === "bool" ? s.value === "true" : s.value);
+    wrap.write = (v) => { s.value = String(v); };
+  } else if (k === "float" || k === "text") {
+    const i = el("input", { type: k === "float" ? "number" : "text", step: "any" });
+    wrap.append(i);
+    wrap.read = () => (k === "float" ? Number(i.value) : i.value);
+    wrap.write = (v) => { i.value = v; };
+  } else if (k === "word") {
+    const i = el("input", { type: "text", maxlength: spec.length, size: spec.length + 2,
+                            placeholder: spec.letters.slice(0, 3).join("") + "…",
+                            title: `${spec.length} of: ${spec.letters.join(" ")}`, cls: "word" });
+    wrap.append(i);
+    wrap.read = () => i.value.trim();
+    wrap.write = (v) => { i.value = Array.isArray(v) ? v.join("") : String(v); };
+  } else if (k === "seq" || k === "tuple") {
+    const parts = k === "tuple" ? spec.items : Array.from({ length: spec.length }, () => spec.elem);
+    const subs = parts.map((p, j) => field(p, spec.positions ? spec.positions[j] : null));
+    for (const [j, s] of subs.entries()) {
+      if (spec.positions) wrap.append(el("label", { text: spec.positions[j] }, s));
+      else wrap.append(s);
+    }
+    wrap.classList.add("pegs");
+    wrap.read = () => subs.map((s) => s.read());
+    wrap.write = (v) => subs.forEach((s, j) => s.write(v[j]));
+  } else if (k === "set") {
+    const boxes = spec.values.map((v) => el("input", { type: "checkbox", value: v }));
+    spec.values.forEach((v, j) => wrap.append(el("label", { cls: "check" }, boxes[j], v)));
+    wrap.read = () => boxes.filter((b) => b.checked).map((b) => fromText(b.value));
+    wrap.write = (v) => boxes.forEach((b) => { b.checked = v.map(String).includes(b.value); });
+  } else if (k === "counts") {
+    const ins = spec.values.map(() => el("input", { type: "number", min: 0, max: spec.total, value: 0, size: 3 }));
+    spec.values.forEach((v, j) => wrap.append(el("label", { text: v }, ins[j])));
+    wrap.read = () => Object.fromEntries(spec.values.map((v, j) => [v, Number(ins[j].value)]));
+    wrap.write = (v) => ins.forEach((x, j) => { x.value = Array.isArray(v) ? v[j] : (v[spec.values[j]] || 0); });
+  } else if (k === "record") {
+    const subs = spec.fields.map((f) => [f.name, field(f.field, f.name)]);
+    for (const [n, s] of subs) wrap.append(el("label", { text: n + " " }, s));
+    wrap.read = () => Object.fromEntries(subs.map(([n, s]) => [n, s.read()]));
+    wrap.write = (v) => subs.forEach(([n, s]) => s.write(v[n]));
+  }
+  return wrap;
+}
+
+// ---------------------------------------------------------------- the worksheet
+
+async function loadSpecs() {
+  const data = await api("GET", "/api/specs");
+  state.specs = data.specs;
+  state.strategies = data.strategies;
+  const items = data.specs.map((s) => [s.ref, `${s.name} (${s.source})`]);
+  for (const id of ["spec", "design-spec-a", "design-spec-b"]) fill($(id), items);
+  fill($("strategy"), data.strategies.map((s) => [s, s]), "entropy");
+  fill($("design-strategy"), data.strategies.filter((s) => s !== "optimal").map((s) => [s, s]), "entropy");
+  for (const [sel, box] of [["spec", "spec-params"], ["design-spec-a", "design-params-a"], ["design-spec-b", "design-params-b"]]) {
+    $(sel).addEventListener("change", () => paramFields($(sel).value, $(box)));
+    paramFields($(sel).value, $(box));
+  }
+}
+
+async function summary(ref, params = {}) {
+  const key = ref + JSON.stringify(params);
+  if (!state.summaries[key]) {
+    state.summaries[key] = await api("GET", `/api/spec?ref=${encodeURIComponent(ref)}&params=${encodeURIComponent(JSON.stringify(params))}`);
+  }
+  return state.summaries[key];
+}
+
+async function paramFields(ref, box) {
+  box.replaceChildren();
+  if (!ref) return;
+  try {
+    const s = await summary(ref);
+    for (const [k, v] of Object.entries(s.params)) {
+      if (typeof v === "object" && v !== null) continue;  // a hidden param: left as the spec says
+      const input = el("input", { value: JSON.stringify(v), size: 6, "data-param": k });
+      box.append(el("label", { text: k + " " }, input));
+    }
+  } catch (err) {
+    box.append(el("span", { cls: "error", text: err.message }));
+  }
+}
+
+function paramsOf(box) {
+  const out = {};
+  for (const input of box.querySelectorAll("input[data-param]")) {
+    let v = input.value.trim();
+    try { v = JSON.parse(v); } catch (e) { /* a bare word: a string */ }
+    out[input.dataset.param] = v;
+  }
+  return out;
+}
+
+async function loadSessions() {
+  const data = await api("GET", "/api/sessions");
+  $("sessions").replaceChildren(...data.sessions.map((s) => el("li", {},
+    el("button", { type: "button", text: "Open", onclick: () => openSession(s.id) }),
+    ` ${s.game} — ${s.steps} step${s.steps === 1 ? "" : "s"} `,
+    el("span", { cls: "muted", text: s.id }))));
+}
+
+async function openSession(id) {
+  if (location.hash !== "#session=" + encodeURIComponent(id)) {
+    location.hash = "session=" + encodeURIComponent(id);  // fromHash opens it
+    return;
+  }
+  render(await api("GET", `/api/sessions/${encodeURIComponent(id)}`));
+}
+
+async function fromHash() {  // #session=ID: a session to open (a link, a reload, back)
+  const m = location.hash.match(/session=([^&]+)/);
+  if (!m || (state.sheet && state.sheet.id === decodeURIComponent(m[1]))) return;
+  tab("worksheet");
+  try {
+    render(await api("GET", `/api/sessions/${m[1]}`));
+  } catch (err) {
+    $("empty").textContent = err.message;
+  }
+}
+
+async function newGame() {
+  showError($("spec-error"), null);
+  try {
+    const st = await api("POST", "/api/sessions", { spec: $("spec").value, params: paramsOf($("spec-params")) });
+    state.sheet = st;  // rendered here: the hash change finds it open
+    location.hash = "session=" + encodeURIComponent(st.id);
+    render(st);
+    loadSessions();
+  } catch (err) {
+    showError($("spec-error"), err);
+  }
+}
+
+async function upload() {
+  showError($("spec-error"), null);
+  const file = $("upload-file").files[0];
+  if (!file) return showError($("spec-error"), new Error("choose a spec file first"));
+  try {
+    const res = await api("POST", "/api/specs", { name: file.name, text: await file.text() });
+    await loadSpecs();
+    $("spec").value = res.ref;
+    paramFields(res.ref, $("spec-params"));
+  } catch (err) {
+    showError($("spec-error"), err);
+  }
+}
+
+async function render(st) {
+  state.sheet = st;
+  $("empty").hidden = true;
+  $("game").hidden = false;
+  $("game-title").textContent = `${st.game} — ${st.id}`;
+  $("hypotheses").textContent = st.hypotheses.toLocaleString("en");
+  $("entropy").textContent = bits(st.entropy_bits);
+  $("undo").disabled = !st.can_undo;
+  $("redo").disabled = !st.can_redo;
+  const over = $("over");
+  over.hidden = !st.over;
+  if (st.over) {
+    over.textContent = st.over.solved
+      ? `Solved in ${st.over.queries} quer${st.over.queries === 1 ? "y" : "ies"}.`
+      : `Over after ${st.over.queries} queries: no query tells the last ${st.over.indistinguishable} apart.`;
+  }
+  renderGrids(st);
+  renderHistory(st);
+  const s = await summary(st.spec, st.params);
+  if (state.forms !== s.forms) {
+    state.forms = s.forms;
+    fill($("action"), s.forms.map((f) => [f.name, `${f.name} (${f.kind})`]));
+    buildForm();
+  }
+  $("suggestion").textContent = "";
+  $("top").tBodies[0].replaceChildren();
+  if (!st.over) suggest();
+}
+
+function renderGrids(st) {
+  const box = $("grids");
+  box.replaceChildren();
+  for (const g of st.grids) {
+    const table = el("table", { cls: "grid", "data-variable": g.variable });
+    table.append(el("caption", { text: g.variable }));
+    const head = el("tr", {}, el("th"));
+    for (const c of g.columns) head.append(el("th", { text: c }));
+    table.append(el("thead", {}, head));
+    const body = el("tbody");
+    for (const r of g.rows) {
+      const tr = el("tr", {}, el("th", { text: r.position === null ? r.label : r.position }));
+      r.cells.forEach((p, j) => {
+        const td = el("td", { text: p >= 0.995 ? "✓" : p < 0.0005 ? "·" : (100 * p).toFixed(p < 0.1 ? 1 : 0),
+                              title: `${r.label} = ${g.columns[j]}: ${p}`, "data-p": p });
+        td.style.setProperty("--p", p);
+        tr.append(td);
+      });
+      body.append(tr);
+    }
+    table.append(body);
+    box.append(table);
+  }
+  const panels = $("panels");
+  panels.replaceChildren();
+  for (const p of st.panels) {
+    const list = el("table", { cls: "panel" }, el("caption", { text: p.title }));
+    for (const r of p.rows) {
+      const tr = el("tr", {}, el("th", { text: r.label }));
+      if (typeof r.p === "number") {
+        const td = el("td", { text: (100 * r.p).toFixed(0) + "%", "data-p": r.p });
+        td.style.setProperty("--p", r.p);
+        tr.append(td);
+      } else {
+        for (const [v, q] of Object.entries(r.p)) {
+          const td = el("td", { text: `${v} ${(100 * q).toFixed(0)}%`, "data-p": q });
+          td.style.setProperty("--p", q);
+          tr.append(td);
+        }
+      }
+      list.append(tr);
+    }
+    panels.append(list);
+  }
+  $("likely").replaceChildren(...st.likely.map((h) => el("li", {
+    text: Object.entries(h.value).map(([k, v]) => `${k} = ${v}`).join(", ") + ` (${(100 * h.p).toFixed(1)}%)` })));
+}
+
+function renderHistory(st) {
+  $("history").tBodies[0].replaceChildren(...st.steps.map((s, k) => el("tr", {},
+    el("td", { text: k + 1 }), el("td", { text: s.text }),
+    el("td", { text: s.hypotheses.toLocaleString("en") }), el("td", { text: bits(s.entropy_bits) }),
+    el("td", { text: bits(s.information_bits) }))));
+}
+
+function buildForm() {
+  const form = state.forms.find((f) => f.name === $("action").value);
+  const box = $("fields");
+  box.replaceChildren();
+  state.fields = { args: [], outcome: [] };
+  if (!form) return;
+  for (const a of form.args) {
+    const f = field(a.field, a.name);
+    state.fields.args.push([a.name, f]);
+    box.append(el("div", { cls: "row" }, el("label", { text: a.name }), f));
+  }
+  box.append(el("div", { cls: "muted", text: form.feedback ? "feedback" : "answer" }));
+  if (form.feedback) {
+    for (const c of form.feedback) {
+      const f = field(c.field, c.name);
+      state.fields.outcome.push([c.name, f]);
+      box.append(el("div", { cls: "row" }, el("label", { text: c.name }), f));
+    }
+  } else {
+    const f = field(form.answer, "answer");
+    state.fields.outcome.push(["answer", f]);
+    box.append(el("div", { cls: "row" }, f));
+  }
+}
+
+function useQuery(q) {
+  $("action").value = q.query;
+  buildForm();
+  for (const [name, f] of state.fields.args) if (name in q.args) f.write(q.args[name]);
+}
+
+async function record() {
+  showError($("observe-error"), null);
+  const form = state.forms.find((f) => f.name === $("action").value);
+  const args = Object.fromEntries(state.fields.args.map(([n, f]) => [n, f.read()]));
+  const outcome = form.feedback
+    ? Object.fromEntries(state.fields.outcome.map(([n, f]) => [n, f.read()]))
+    : state.fields.outcome[0][1].read();
+  try {
+    render(await api("POST", `/api/sessions/${encodeURIComponent(state.sheet.id)}/observe`, { query: form.name, args, outcome }));
+  } catch (err) {
+    showError($("observe-error"), err);
+  }
+}
+
+async function step(kind) {
+  showError($("observe-error"), null);
+  try {
+    render(await api("POST", `/api/sessions/${encodeURIComponent(state.sheet.id)}/${kind}`));
+  } catch (err) {
+    showError($("observe-error"), err);
+  }
+}
+
+async function suggest() {
+  const id = state.sheet.id;
+  $("suggestion").textContent = "thinking…";
+  try {
+    const s = await api("GET", `/api/sessions/${encodeURIComponent(id)}/suggest?strategy=${encodeURIComponent($("strategy").value)}&top=5`);
+    if (!state.sheet || state.sheet.id !== id) return;
+    if (!s.suggestion) { $("suggestion").textContent = ""; return; }
+    const gain = s.suggestion.gain_bits === null ? "" : ` — expected gain ${bits(s.suggestion.gain_bits)} bits`;
+    $("suggestion").replaceChildren(`${s.strategy}: `, el("strong", { text: s.suggestion.text, id: "suggested" }), gain, " ",
+      el("button", { type: "button", text: "Use", id: "use-suggestion", onclick: () => useQuery(s.suggestion) }));
+    $("top").tBodies[0].replaceChildren(...s.top.map((q) => el("tr", {},
+      el("td", { text: q.text }), el("td", { text: bits(q.gain_bits) }),
+      el("td", {}, el("button", { type: "button", text: "Use", onclick: () => useQuery(q) })))));
+  } catch (err) {
+    $("suggestion").textContent = err.message;
+  }
+}
+
+// ---------------------------------------------------------------- the design view
+
+async function analyse() {
+  showError($("design-error"), null);
+  const secrets = $("design-secrets").value ? Number($("design-secrets").value) : null;
+  const runs = [[$("design-spec-a").value, paramsOf($("design-params-a"))]];
+  if ($("design-compare").checked) runs.push([$("design-spec-b").value, paramsOf($("design-params-b"))]);
+  const reports = $("reports");
+  reports.replaceChildren();
+  const jobs = [];
+  try {
+    for (const [spec, params] of runs) {
+      const job = await api("POST", "/api/analyses", { spec, params, strategy: $("design-strategy").value, secrets });
+      const box = el("section", { cls: "box report" }, el("h2", { text: job.what }), el("progress", { max: 1, value: 0 }), el("p", { cls: "muted stage" }));
+      reports.append(box);
+      jobs.push([job.id, box]);
+    }
+  } catch (err) {
+    return showError($("design-error"), err);
+  }
+  state.job = jobs.map(([id]) => id);
+  $("cancel").hidden = false;
+  const pending = new Set(jobs.map(([id]) => id));
+  while (pending.size) {
+    await new Promise((r) => setTimeout(r, 300));
+    for (const [id, box] of jobs) {
+      if (!pending.has(id)) continue;
+      const j = await api("GET", `/api/analyses/${id}`);
+      const bar = box.querySelector("progress");
+      bar.max = j.total || 1; bar.value = j.done;
+      box.querySelector(".stage").textContent = `${j.state}: ${j.stage} ${j.total ? `${j.done}/${j.total}` : ""} (${j.seconds} s)`;
+      if (["done", "failed", "cancelled"].includes(j.state)) {
+        pending.delete(id);
+        bar.remove();
+        if (j.state === "done") report(box, j.result);
+        if (j.state === "failed") box.append(el("p", { cls: "error", text: j.error.text }));
+      }
+    }
+  }
+  $("cancel").hidden = true;
+}
+
+async function cancel() {
+  for (const id of state.job || []) await api("DELETE", `/api/analyses/${id}`);
+}
+
+function report(box, r) {
+  box.append(el("p", { text: `${r.hypotheses.toLocaleString("en")} hypotheses, ${bits(r.entropy_bits)} bits; strategy ${r.strategy}` }));
+  box.append(el("table", { cls: "numbers" },
+    el("tr", {}, el("th", { text: "spatial interest" }), el("td", { text: bits(r.spatial_interest_bits) + " bits", cls: "spatial" })),
+    el("tr", {}, el("th", { text: "temporal interest" }), el("td", { text: bits(r.temporal_interest_bits) + " bits", cls: "temporal" })),
+    el("tr", {}, el("th", { text: "average length" }), el("td", { text: `${r.lengths.average.toFixed(4)} (${r.lengths.average_fraction}), worst ${r.lengths.worst}` }))));
+  box.append(el("h3", { text: `First moves: ${r.first_moves.queries.toLocaleString("en")} queries in ${r.first_moves.classes.length} classes` }));
+  const t = el("table", { cls: "moves" }, el("tr", {}, ...["example", "queries", "entropy left (bits)", "parts", "largest"].map((h) => el("th", { text: h }))));
+  for (const c of r.first_moves.classes.slice(0, 12)) {
+    t.append(el("tr", {}, el("td", { text: Object.entries(c.example).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ") }),
+      el("td", { text: c.queries }), el("td", { text: bits(c.expected_entropy_bits) }), el("td", { text: c.parts }), el("td", { text: c.largest_part })));
+  }
+  box.append(t);
+  box.append(el("h3", { text: "Entropy per round (min, mean, max)" }), bandChart(r.entropy_per_round));
+  box.append(el("h3", { text: "Game lengths" }), histogram(r.lengths.histogram));
+}
+
+function bandChart(rounds) {
+  const w = 360, h = 160, pad = 28;
+  const top = Math.max(...rounds.map((r) => r.maximum), 1e-9);
+  const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, rounds.length - 1);
+  const y = (v) => h - pad + 4 - (v * (h - 2 * pad)) / top;
+  const s = svg("svg", { viewBox: `0 0 ${w} ${h}`, class: "chart", role: "img" });
+  const band = rounds.map((r, i) => `${x(i)},${y(r.maximum)}`).concat(rounds.slice().reverse().map((r, j) => `${x(rounds.length - 1 - j)},${y(r.minimum)}`));
+  s.append(svg("polygon", { points: band.join(" "), class: "band" }));
+  s.append(svg("polyline", { points: rounds.map((r, i) => `${x(i)},${y(r.mean)}`).join(" "), class: "mean" }));
+  s.append(svg("line", { x1: pad, y1: h - pad + 4, x2: w - pad, y2: h - pad + 4, class: "axis" }));
+  rounds.forEach((r, i) => {
+    const label = svg("text", { x: x(i), y: h - 8, class: "tick" });
+    label.textContent = r.round;
+    s.append(label);
+  });
+  const ymax = svg("text", { x: 2, y: y(top) + 4, class: "tick" });
+  ymax.textContent = bits(top).replace(/\.?0+$/, "");
+  s.append(ymax);
+  return s;
+}
+
+function histogram(hist) {
+  const entries = Object.entries(hist).map(([k, v]) => [Number(k), v]);
+  const w = 360, h = 160, pad = 24;
+  const most = Math.max(...entries.map(([, v]) => v));
+  const bw = (w - 2 * pad) / entries.length;
+  const s = svg("svg", { viewBox: `0 0 ${w} ${h}`, class: "chart", role: "img" });
+  entries.forEach(([k, v], i) => {
+    const bh = (v * (h - 2 * pad)) / most;
+    s.append(svg("rect", { x: pad + i * bw + 2, y: h - pad - bh, width: bw - 4, height: bh, class: "bar" }));
+    const t = svg("text", { x: pad + i * bw + bw / 2, y: h - 8, class: "tick" });
+    t.textContent = k;
+    s.append(t);
+    const c = svg("text", { x: pad + i * bw + bw / 2, y: h - pad - bh - 3, class: "tick" });
+    c.textContent = v;
+    s.append(c);
+  });
+  return s;
+}
+
+// ---------------------------------------------------------------- wiring
+
+function tab(name) {
+  for (const v of ["worksheet", "design"]) {
+    $(v).hidden = v !== name;
+    $("tab-" + v).classList.toggle("active", v === name);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  $("tab-worksheet").addEventListener("click", () => tab("worksheet"));
+  $("tab-design").addEventListener("click", () => tab("design"));
+  $("new-game").addEventListener("click", newGame);
+  $("upload").addEventListener("click", upload);
+  $("action").addEventListener("change", buildForm);
+  $("record").addEventListener("click", record);
+  $("undo").addEventListener("click", () => step("undo"));
+  $("redo").addEventListener("click", () => step("redo"));
+  $("suggest").addEventListener("click", suggest);
+  $("strategy").addEventListener("change", suggest);
+  $("analyse").addEventListener("click", analyse);
+  $("cancel").addEventListener("click", cancel);
+  await loadSpecs();
+  await loadSessions();
+  window.addEventListener("hashchange", fromHash);
+  await fromHash();
+  document.body.dataset.ready = "1";
+});

@@ -1,0 +1,275 @@
+"""One worksheet: a play session's file, the beliefs along it, and what the page shows.
+
+The session file is `sleuth play`'s (interfaces/session.py): the spec, its params and
+the observed steps, rewritten atomically after every step. A worksheet holds the
+beliefs after each step in memory and rereads the file when it changed on disk (a
+game played on in a terminal), so the browser and `sleuth play --session FILE` take
+turns on one game. Undo pops the file's last step; the steps undone wait on a redo
+stack, in memory, until a new observation clears it. An observation that no hypothesis
+explains (or that breaks the spec's rules) is refused and nothing changes.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import ObservationError, SleuthError, show_value
+from sleuth.solver.infoset.backends import prior_belief
+from sleuth.solver.infoset.belief import check_history
+from sleuth.solver.infoset.observe import Event, apply_event, format_value, make_event
+from sleuth.solver.infoset.protocol import InformationSet
+from sleuth.solver.infoset.queries import (
+    Candidates,
+    Query,
+    Stopper,
+    ambiguous,
+    goal_reached,
+    goal_values,
+    has_stop,
+)
+from sleuth.solver.interfaces.session import Session
+from sleuth.solver.interfaces.web.forms import grids, panels
+from sleuth.solver.interfaces.web.library import Library
+from sleuth.solver.strategies import Entropy, make_strategy
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
+TOP_K = 5  # queries the page compares by default
+
+
+class Worksheet:
+    """A session file and the beliefs along it; every method holds the worksheet's lock
+    (the server serves several requests at once)."""
+
+    def __init__(self, path: Path, library: Library):
+        self.path = path
+        self.library = library
+        self.lock = threading.Lock()
+        self.redo: list[dict[str, Any]] = []
+        self.stamp = -1
+        self._load()
+
+    @property
+    def id(self) -> str:
+        return self.path.stem
+
+    # -- the file
+
+    def _load(self) -> None:
+        """Read the session file again and replay its steps."""
+        import json
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            ref, params = data["spec"], data.get("params", {})
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise SleuthError(f"cannot read session {self.path.name}: {err}") from None
+        self.game, self.candidates = self.library.game(ref, params, trusted=True)
+        self.session = Session.open(self.path, self.game, ref)
+        self.beliefs: list[InformationSet] = [prior_belief(self.game)]
+        self.events: list[Event] = []
+        for event in self.session.events(self.game):
+            self.beliefs.append(apply_event(self.beliefs[-1], event))
+            self.events.append(event)
+        self.stamp = self.path.stat().st_mtime_ns
+
+    def _fresh(self) -> None:
+        """Reload when another program (a terminal's `sleuth play`) wrote the file."""
+        try:
+            stamp = self.path.stat().st_mtime_ns
+        except OSError:
+            raise SleuthError(f"session {self.id} is gone") from None
+        if stamp != self.stamp:
+            self.redo.clear()
+            self._load()
+
+    # -- what the page shows
+
+    def state(self) -> dict[str, Any]:
+        with self.lock:
+            self._fresh()
+            return self._state()
+
+    def _state(self) -> dict[str, Any]:
+        belief = self.beliefs[-1]
+        marginals = belief.marginals()
+        steps = []
+        for k, event in enumerate(self.events):
+            after, before = self.beliefs[k + 1], self.beliefs[k]
+            steps.append({**event.to_data(), "text": event.describe(),
+                          "hypotheses": after.size, "entropy_bits": after.entropy_bits(),
+                          "information_bits": after.kl_bits(before)})
+        over = self._over()
+        out: dict[str, Any] = {
+            "id": self.id, "spec": self.session.spec, "game": self.game.name,
+            "params": {k: show_value(v) for k, v in self.game.model.params.items()},
+            "steps": steps, "hypotheses": belief.size, "entropy_bits": belief.entropy_bits(),
+            "grids": grids(marginals), "panels": panels(self.game, marginals),
+            "likely": [{"value": {k: format_value(v) for k, v in h.items()}, "p": p}
+                       for h, p in belief.top(5)],
+            "over": over, "can_undo": bool(self.events), "can_redo": bool(self.redo)}
+        return out
+
+    def _over(self) -> dict[str, Any] | None:
+        """How the game ended, or None while it goes on."""
+        belief = self.beliefs[-1]
+        if has_stop(self.game):
+            last = self.events[-1] if self.events else None
+            if last is None or last.feedback is None:
+                return None
+            rank = self.game.space(last.action).rank(last.args)
+            code = self.game.coder(last.action).encode(last.feedback)
+            if not Stopper(self.game)(Query(last.action, rank), code):
+                return None
+            return {"solved": True, "queries": len(self.events)}
+        if not goal_reached(belief, self.game):
+            return None
+        if ambiguous(belief, self.game) and self.game.model.confidence is None:
+            return {"solved": False, "queries": len(self.events),
+                    "indistinguishable": goal_values(belief, self.game)}
+        return {"solved": True, "queries": len(self.events)}
+
+    # -- changes
+
+    def observe(self, query: str, args: dict[str, Any], outcome: Any) -> dict[str, Any]:
+        with self.lock:
+            self._fresh()
+            self._apply(make_event(self.game, query, dict(args or {}), outcome))
+            self.redo.clear()
+            return self._state()
+
+    def _apply(self, event: Event) -> None:
+        if self._over() is not None:
+            raise ObservationError("the game is over", hint="undo a step to change it")
+        belief = self.beliefs[-1]
+        if self.game.model.action(event.action).history:
+            rank = self.game.space(event.action).rank(event.args)
+            check_history(self.game, event, rank, belief.history)
+        after = apply_event(belief, event)  # InconsistentObservations: nothing changes
+        self.session.append(event)
+        self.stamp = self.path.stat().st_mtime_ns
+        self.beliefs.append(after)
+        self.events.append(event)
+
+    def undo(self) -> dict[str, Any]:
+        with self.lock:
+            self._fresh()
+            if not self.events:
+                raise ObservationError("nothing to undo")
+            self.redo.append(self.session.undo())
+            self.stamp = self.path.stat().st_mtime_ns
+            self.beliefs.pop()
+            self.events.pop()
+            return self._state()
+
+    def redo_step(self) -> dict[str, Any]:
+        with self.lock:
+            self._fresh()
+            if not self.redo:
+                raise ObservationError("nothing to redo")
+            step = self.redo[-1]
+            self._apply(make_event(self.game, step["query"], step.get("args", {}),
+                                   step["feedback"] if "feedback" in step
+                                   else step.get("answer")))
+            self.redo.pop()
+            return self._state()
+
+    # -- advice
+
+    def suggest(self, strategy: str = "entropy", top: int = TOP_K,
+                options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The strategy's next query with its expected information gain (bits), and the
+        `top` queries of most expected gain to compare it with."""
+        with self.lock:
+            self._fresh()
+            belief, events = self.beliefs[-1], len(self.events)
+        start = time.perf_counter()
+        if self._over_of(belief, events):
+            return {"over": True, "suggestion": None, "top": [], "seconds": 0.0}
+        chooser = make_strategy(strategy, self.candidates, seed=events, **(options or {}))
+        q = chooser.choose(belief)
+        gains = expected_gains(self.candidates, belief)
+        best = sorted(gains, key=lambda g: (-g[2], g[3]))[:max(0, top)]
+        mine = next((g[2] for g in gains if g[0] == q), None)
+        return {"suggestion": self._query_json(q, mine), "strategy": chooser.name,
+                "top": [self._query_json(g[0], g[2]) for g in best],
+                "scored": belief.listing() is not None,
+                "seconds": round(time.perf_counter() - start, 4)}
+
+    def _over_of(self, belief: InformationSet, events: int) -> bool:
+        with self.lock:
+            return len(self.events) == events and self._over() is not None
+
+    def _query_json(self, q: Query, gain: float | None) -> dict[str, Any]:
+        args = self.candidates.args(q)
+        return {"query": q.action, "args": {k: show_value(v) for k, v in args.items()},
+                "text": " ".join([q.action, *(f"{k}={format_value(v)}"
+                                              for k, v in args.items())]),
+                "gain_bits": gain}
+
+
+def expected_gains(candidates: Candidates, belief: InformationSet
+                   ) -> list[tuple[Query, int, float, tuple[int, int]]]:
+    """Every allowed query (one per orbit where the game has symmetries) with the expected
+    information its outcome carries, in bits (ISES's score): (query, block, gain, order).
+    Empty for an information set too large to list (its queries are scored by sampling)."""
+    scorer = Entropy(candidates)
+    prepared = scorer.prepared(belief)
+    if prepared.listing() is None:
+        return []
+    out = []
+    for b, block in enumerate(candidates.blocks_for(prepared)):
+        positions = candidates.allowed(block, prepared)
+        if not len(positions):
+            continue
+        scored = scorer.score_block(block, positions, prepared)
+        gains = -np.asarray(scored.scores, dtype=float)
+        for p, g in zip(scored.positions.tolist(), gains.tolist(), strict=True):
+            out.append((Query(block.action.name, int(block.ranks[p])), b, g, (b, p)))
+    return out
+
+
+def open_worksheet(library: Library, sessions: Path, ident: str) -> Worksheet:
+    """The worksheet of the session file `DIR/<ident>.json`."""
+    if not ID_RE.match(ident) or ident.startswith("."):
+        raise SleuthError(f"'{ident}' is not a session name")
+    path = sessions / f"{ident}.json"
+    if not path.is_file():
+        raise SleuthError(f"no session '{ident}' in {sessions}")
+    return Worksheet(path, library)
+
+
+def new_session(library: Library, sessions: Path, ref: str,
+                params: dict[str, Any] | None) -> Worksheet:
+    """A new session file for a spec of the catalogue."""
+    game, _ = library.game(ref, params)
+    slug = re.sub(r"[^a-z0-9]+", "-", game.name.lower()).strip("-")[:40] or "game"
+    name = f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    sessions.mkdir(parents=True, exist_ok=True)
+    Session.open(sessions / f"{name}.json", game, ref)
+    return Worksheet(sessions / f"{name}.json", library)
+
+
+def list_sessions(sessions: Path) -> list[dict[str, Any]]:
+    """The session files in the folder, newest first (unreadable ones are skipped)."""
+    import json
+
+    out = []
+    for path in sessions.glob("*.json") if sessions.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            out.append({"id": path.stem, "game": str(data["game"]), "spec": str(data["spec"]),
+                        "steps": len(data.get("steps", [])),
+                        "modified": path.stat().st_mtime})
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return sorted(out, key=lambda s: -s["modified"])
+
+
+__all__ = ["Worksheet", "expected_gains", "list_sessions", "new_session", "open_worksheet"]

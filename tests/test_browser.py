@@ -1,0 +1,196 @@
+"""The web page in a real browser: Debian's Chromium, driven headless by Playwright
+(no browser is downloaded; .ci/run installs the `chromium` package when it is missing).
+A Mastermind game played to the win by clicking, Clue's detective-notes grid read off
+the page against `sleuth belief`, a spec full of markup shown as text, and the design
+view's analysis against `sleuth analyse`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+import sleuth
+from sleuth.solver.interfaces.cli import cli
+from sleuth.solver.interfaces.web.app import create_app, serving
+from tests.conftest import ROOT
+from tests.test_serve import mastermind_feedback
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium (apt-get install chromium; .ci/run does)")]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def site():
+    sessions = Path(tempfile.mkdtemp(prefix="sleuth-web-"))
+    with serving(create_app([], sessions)) as url:
+        yield url, sessions
+    shutil.rmtree(sessions, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("dialog", lambda d: (errors.append("dialog: " + d.message), d.dismiss()))
+    pg.errors = errors
+    yield pg
+    context.close()
+
+
+def until(page, expression: str, timeout: float = 60.0) -> None:
+    """Wait until a JavaScript expression holds (polled through the debugging protocol:
+    the page's Content-Security-Policy forbids the string evaluation Playwright's
+    wait_for_function would do in the page)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {expression}")
+        time.sleep(0.05)
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def test_a_mastermind_game_to_the_win_by_clicking(page, site):
+    url, sessions = site
+    code = [2, 5, 5, 1]
+    open_page(page, url)
+    page.select_option("#spec", "mastermind")
+    page.click("#new-game")
+    page.wait_for_selector("#game:not([hidden])")
+    for turn in range(1, 10):
+        page.wait_for_selector("#use-suggestion")
+        page.click("#use-suggestion")
+        guess = [int(ch) for ch in page.input_value("#fields .word")]
+        fb = mastermind_feedback(guess, code)
+        page.select_option("#fields [data-name='black'] select", str(fb["black"]))
+        page.select_option("#fields [data-name='white'] select", str(fb["white"]))
+        page.click("#record")
+        until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+        if page.is_visible("#over"):
+            break
+    assert page.text_content("#over").startswith(f"Solved in {turn} quer")
+    assert page.text_content("#hypotheses") == "1"
+    (cell,) = [c for c in page.query_selector_all("table[data-variable='code'] td")
+               if c.get_attribute("data-p") == "1"][:1] or [None]
+    assert cell is not None and not page.errors
+    # the page's session is `sleuth play`'s file: the same steps, readable by play
+    sid = page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
+    saved = json.loads((sessions / f"{sid}.json").read_text())
+    assert len(saved["steps"]) == turn and saved["steps"][-1]["feedback"]["black"] == 4
+
+
+def test_clues_grid_in_the_page_is_sleuth_belief(page, site):
+    url, _ = site
+    events = __import__("yaml").safe_load((ROOT / "examples" / "clue-game.yaml").read_text())
+    with httpx.Client(base_url=url, timeout=60) as http:
+        sid = http.post("/api/sessions", json={"spec": "clue"}).json()["id"]
+        for e in events:
+            r = http.post(f"/api/sessions/{sid}/observe", json={
+                "query": e["query"], "args": e["args"], "outcome": e["feedback"]})
+            assert r.status_code == 200, r.text
+    open_page(page, f"{url}/#session={sid}")
+    page.wait_for_selector("table[data-variable='owner'] td")
+    grid = page.evaluate("""() => {
+        const t = document.querySelector("table[data-variable='owner']");
+        const cols = [...t.tHead.rows[0].cells].slice(1).map((c) => c.textContent);
+        const cells = (r) => [...r.cells].slice(1).map((c, j) => [cols[j], Number(c.dataset.p)]);
+        return [...t.tBodies[0].rows].map((r) => [r.cells[0].textContent,
+                                                  Object.fromEntries(cells(r))]);
+    }""")
+    out = CliRunner().invoke(cli, ["belief", "clue", "--observations",
+                                   str(ROOT / "examples" / "clue-game.yaml"), "--json"])
+    want = json.loads(out.output)["marginals"]
+    assert len(grid) == len(want) == 21
+    for card, row in grid:
+        assert row == pytest.approx({str(k): v for k, v in want[f"owner[{card}]"].items()},
+                                    abs=1e-12), card
+    # the envelope column: three cards known, as `sleuth belief` says
+    assert sum(row["envelope"] == pytest.approx(1) for _, row in grid) == sum(
+        want[f"owner[{c}]"]["envelope"] == pytest.approx(1) for c, _ in grid)
+    assert len(page.query_selector_all("#panels table")) == len(grid[0][1])
+    assert not page.errors
+
+
+MARKUP = """\
+game: "<img src=x onerror='window.__xss=1'><script>window.__xss=2</script>"
+about: "<b onmouseover='window.__xss=3'>bold?</b>"
+params: {note: "<svg onload='window.__xss=4'>"}
+domains: {D: {range: "1..3"}}
+secret: {x: D}
+queries:
+  ask:
+    args: {y: D}
+    feedback: 'if x == y then "<i>yes</i>" else "</td><script>window.__xss=5</script>"'
+"""
+
+
+def test_spec_text_is_shown_as_text_never_run(page, site):
+    url, _ = site
+    open_page(page, url)
+    with httpx.Client(base_url=url) as http:
+        ref = http.post("/api/specs", json={"name": "<x>.yaml", "text": MARKUP}).json()["ref"]
+        sid = http.post("/api/sessions", json={"spec": ref}).json()["id"]
+        http.post(f"/api/sessions/{sid}/observe", json={
+            "query": "ask", "args": {"y": 1},
+            "outcome": "</td><script>window.__xss=5</script>"})
+    open_page(page, f"{url}/#session={sid}")
+    page.wait_for_selector("#history tbody tr")
+    page.select_option("#action", "ask")
+    assert "<img src=x" in page.text_content("#game-title")
+    assert "</td><script>" in page.text_content("#history")
+    options = page.eval_on_selector_all("#fields select option", "os => os.map(o => o.text)")
+    assert "<i>yes</i>" in options
+    assert page.evaluate("window.__xss") is None
+    assert page.query_selector("#game img, #game script, #game b, #game i") is None
+    assert not page.errors
+
+
+def test_the_design_view_runs_and_cancels_an_analysis(page, site):
+    url, _ = site
+    open_page(page, url)
+    page.click("#tab-design")
+    page.select_option("#design-spec-a", "mastermind")
+    page.wait_for_selector("#design-params-a input[data-param='pegs']")
+    page.fill("#design-params-a input[data-param='pegs']", "3")
+    page.fill("#design-params-a input[data-param='colours']", "4")
+    page.click("#analyse")
+    page.wait_for_selector(".report .spatial", timeout=60_000)
+    mine = sleuth.analyse(sleuth.load("mastermind", pegs=3, colours=4))
+    assert page.text_content(".report .spatial") == f"{mine.spatial:.3f} bits"
+    assert page.text_content(".report .temporal") == f"{mine.temporal:.3f} bits"
+    assert len(page.query_selector_all(".report svg")) == 2
+    # a long one, cancelled
+    page.select_option("#design-spec-a", "bulls-and-cows")
+    page.wait_for_selector("#design-params-a input[data-param='digits']")
+    page.fill("#design-secrets", "5040")
+    page.click("#analyse")
+    page.wait_for_selector("#cancel:not([hidden])")
+    page.click("#cancel")
+    until(page, "document.querySelector('.report .stage').textContent.startsWith('cancelled')")
+    assert not page.errors

@@ -1,0 +1,251 @@
+"""`sleuth serve` through its JSON API (Starlette's test client): the forms follow the
+spec, a whole game is played and saved in `sleuth play`'s session format, a refused
+observation changes nothing, the terminal and the page take turns on one session file,
+uploads are checked and limited, requests cannot name files, and analyses run as jobs
+that can be cancelled. The server under many clients and killed mid-write:
+tests/test_serve_load.py; in a real browser: tests/test_browser.py."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+import sleuth
+from sleuth.solver.interfaces.cli import cli
+from sleuth.solver.interfaces.web.app import create_app
+from sleuth.solver.interfaces.web.library import MAX_UPLOAD
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def client(tmp_path):
+    app = create_app([], tmp_path)
+    with TestClient(app) as c:
+        c.sessions = tmp_path
+        yield c
+    app.state.jobs.close()
+
+
+def mastermind_feedback(guess: list[int], code: list[int]) -> dict[str, int]:
+    """Written here: blacks by position, whites from the colours' common counts."""
+    black = sum(g == c for g, c in zip(guess, code, strict=True))
+    common = sum(min(guess.count(x), code.count(x)) for x in set(guess))
+    return {"black": black, "white": common - black}
+
+
+def test_the_page_and_its_assets_come_from_the_server(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    for asset in ("/static/app.js", "/static/style.css"):
+        r = client.get(asset)
+        assert r.status_code == 200 and r.headers["x-content-type-options"] == "nosniff"
+        text = r.text.replace("http://www.w3.org/2000/svg", "")  # a name, not a fetch
+        assert "http://" not in text and "https://" not in text
+    assert "http" not in page.text.replace("http-equiv", "")
+
+
+@pytest.mark.parametrize("spec, action, expect", [
+    ("mastermind", "guess", {"g": "word"}),
+    ("wordle", "guess", {"w": "word"}),
+    ("counterfeit-coin", "weigh", {"left": "set", "right": "set"}),
+    ("black-box", "fire", {"entry": "int"}),
+    ("clue", "suggest", {"suspect": "enum", "weapon": "enum", "room": "enum"}),
+])
+def test_the_forms_follow_the_spec(client, spec, action, expect):
+    forms = {f["name"]: f for f in client.get(
+        "/api/spec", params={"ref": spec, "params": "{}"}).json()["forms"]}
+    assert {a["name"]: a["field"]["kind"] for a in forms[action]["args"]} == expect
+    game = sleuth.load(spec)
+    want = [name for name, _, _ in game.model.action(action).feedback]
+    assert [c["name"] for c in forms[action]["feedback"]] == want
+
+
+def test_the_wordle_marks_and_inkognito_answers_get_their_own_fields(client):
+    wordle = client.get("/api/spec", params={"ref": "wordle"}).json()["forms"][0]
+    marks = sleuth.load("wordle").model.action("guess").feedback[0][2].type
+    assert wordle["feedback"][0]["field"] == {"kind": "word", "length": 5,
+                                              "letters": list(marks.elem.values)}
+    inko = {f["name"]: f for f in client.get(
+        "/api/spec", params={"ref": "inkognito"}).json()["forms"]}
+    answer = inko["player_question"]["answer"]
+    assert answer["kind"] == "record"
+    assert [f["field"]["kind"] for f in answer["fields"]] == ["set", "set"]
+
+
+def test_a_whole_game_played_through_the_api(client):
+    code = [3, 1, 6, 6]
+    st = client.post("/api/sessions", json={"spec": "mastermind", "params": {}}).json()
+    sid, played = st["id"], []
+    while st["over"] is None:
+        advice = client.get(f"/api/sessions/{sid}/suggest").json()
+        guess = advice["suggestion"]["args"]["g"]
+        assert advice["suggestion"]["gain_bits"] == max(q["gain_bits"] for q in advice["top"])
+        feedback = mastermind_feedback(guess, code)
+        st = client.post(f"/api/sessions/{sid}/observe",
+                         json={"query": "guess", "args": {"g": guess},
+                               "outcome": feedback}).json()
+        played.append({"query": "guess", "args": {"g": guess}, "feedback": feedback})
+        assert len(played) < 10
+    assert st["over"] == {"solved": True, "queries": len(played)}
+    assert [s["feedback"] for s in st["steps"]] == [p["feedback"] for p in played]
+    saved = json.loads((client.sessions / f"{sid}.json").read_text())
+    assert saved["format"] == "sleuth-session/1" and saved["steps"] == played
+    # the same game through the Python API: the same hypotheses at every step
+    belief = sleuth.belief(sleuth.load("mastermind"))
+    for step, shown in zip(played, st["steps"], strict=True):
+        belief = sleuth.observe(belief, "guess", step["args"], step["feedback"])
+        assert shown["hypotheses"] == belief.size
+    assert client.get(f"/api/sessions/{sid}/suggest").json()["over"]
+
+
+def test_a_refused_observation_changes_nothing(client):
+    sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+    path = client.sessions / f"{sid}.json"
+    client.post(f"/api/sessions/{sid}/observe", json={
+        "query": "guess", "args": {"g": "1122"}, "outcome": {"black": 1, "white": 0}})
+    before = path.read_bytes()
+    for bad, message in [
+        ({"query": "guess", "args": {"g": "1122"}, "outcome": {"black": 4, "white": 0}},
+         "inconsistent observations"),
+        ({"query": "guess", "args": {"g": "1179"}, "outcome": {"black": 0, "white": 0}},
+         "outside"),
+        ({"query": "gues", "args": {}, "outcome": {}}, "gues"),
+        ({"query": "guess", "args": {"g": "1122"}, "outcome": {"black": 1}}, "missing"),
+    ]:
+        r = client.post(f"/api/sessions/{sid}/observe", json=bad)
+        assert r.status_code == 400 and message in r.json()["error"]["message"], r.json()
+        assert path.read_bytes() == before
+    st = client.get(f"/api/sessions/{sid}").json()
+    assert len(st["steps"]) == 1 and st["hypotheses"] == 256
+
+
+def test_undo_and_redo(client):
+    sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+    one = client.post(f"/api/sessions/{sid}/observe", json={
+        "query": "guess", "args": {"g": "1122"}, "outcome": {"black": 1, "white": 0}}).json()
+    back = client.post(f"/api/sessions/{sid}/undo").json()
+    assert back["hypotheses"] == 1296 and back["can_redo"] and not back["can_undo"]
+    again = client.post(f"/api/sessions/{sid}/redo").json()
+    assert again["hypotheses"] == one["hypotheses"] == 256 and not again["can_redo"]
+    assert client.post(f"/api/sessions/{sid}/redo").status_code == 400
+
+
+def test_the_terminal_and_the_page_take_turns_on_one_session(client):
+    sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+    path = client.sessions / f"{sid}.json"
+    client.post(f"/api/sessions/{sid}/observe", json={
+        "query": "guess", "args": {"g": "1122"}, "outcome": {"black": 1, "white": 0}})
+    time.sleep(0.01)  # a distinct modification time
+    out = CliRunner().invoke(cli, ["play", "mastermind", "--session", str(path)],
+                             input="play guess 3345\n0 1\nquit\n")
+    assert out.exit_code == 0, out.output
+    st = client.get(f"/api/sessions/{sid}").json()
+    assert [s["text"] for s in st["steps"]][1].startswith("guess g=[3, 3, 4, 5]")
+    belief = sleuth.belief(sleuth.load("mastermind"))
+    belief = sleuth.observe(belief, "guess", {"g": [1, 1, 2, 2]}, {"black": 1, "white": 0})
+    belief = sleuth.observe(belief, "guess", {"g": [3, 3, 4, 5]}, {"black": 0, "white": 1})
+    assert st["hypotheses"] == belief.size
+
+
+def test_uploads_are_checked_located_and_limited(client):
+    text = ("game: X\nsecret: {x: Colour}\nqueries:\n  q:\n    args: {y: Colour}\n"
+            "    feedback: \"x == y\"\n")
+    bad = client.post("/api/specs", json={"name": "mine.yaml", "text": text})
+    assert bad.status_code == 400
+    err = bad.json()["error"]
+    col = text.splitlines()[1].index("Colour") + 1  # where `sleuth check` points
+    assert err["loc"] == {"file": "mine.yaml", "line": 2, "col": col}, err
+    assert "unknown domain 'Colour'" in err["message"]
+    big = client.post("/api/specs", json={"name": "big.yaml", "text": "#" * (MAX_UPLOAD + 10)})
+    assert big.status_code in (400, 413)
+    good = client.post("/api/specs", json={"name": "mine.yaml", "text": (
+        "game: Mine\ndomains: {D: {range: '1..4'}}\nsecret: {x: D}\n"
+        "queries:\n  q:\n    args: {y: D}\n    feedback: \"x <= y\"\n")})
+    assert good.status_code == 201
+    ref = good.json()["ref"]
+    assert ref in [s["ref"] for s in client.get("/api/specs").json()["specs"]]
+    st = client.post("/api/sessions", json={"spec": ref}).json()
+    assert st["game"] == "Mine" and st["hypotheses"] == 4
+    assert Path(ref).parent == client.sessions / "specs"
+
+
+@pytest.mark.parametrize("request_", [
+    ("post", "/api/sessions", {"spec": str(ROOT / "specs" / "mastermind.yaml")}),
+    ("post", "/api/sessions", {"spec": "/etc/passwd"}),
+    ("get", "/api/spec?ref=..%2F..%2Fetc%2Fpasswd", None),
+    ("get", "/api/sessions/..%2F..%2Fx", None),
+    ("get", "/api/sessions/nothing-here", None),
+])
+def test_requests_cannot_name_files(client, request_):
+    method, url, data = request_
+    r = client.request(method, url, json=data)
+    assert r.status_code in (400, 404) and "error" in r.json()
+
+
+def test_the_design_analysis_is_a_job_with_the_cli_numbers(client):
+    job = client.post("/api/analyses", json={"spec": "mastermind",
+                                             "params": {"pegs": 3, "colours": 4}}).json()
+    for _ in range(200):
+        state = client.get(f"/api/analyses/{job['id']}").json()
+        if state["state"] in ("done", "failed", "cancelled"):
+            break
+        time.sleep(0.05)
+    assert state["state"] == "done", state
+    mine = sleuth.analyse(sleuth.load("mastermind", pegs=3, colours=4)).to_json()
+    got = state["result"]
+    for key in ("spatial_interest_bits", "temporal_interest_bits", "entropy_per_round",
+                "first_moves", "lengths"):
+        assert got[key] == mine[key], key
+
+
+def test_an_analysis_can_be_cancelled(client):
+    job = client.post("/api/analyses", json={"spec": "bulls-and-cows", "params": {},
+                                             "secrets": 5040}).json()
+    client.delete(f"/api/analyses/{job['id']}")
+    for _ in range(400):
+        state = client.get(f"/api/analyses/{job['id']}").json()
+        if state["state"] in ("done", "failed", "cancelled"):
+            break
+        time.sleep(0.05)
+    assert state["state"] == "cancelled" and "result" not in state
+
+
+def test_panels_per_opponent_and_per_player(client):
+    ink = client.post("/api/sessions", json={"spec": "inkognito-table"}).json()
+    titles = [p["title"] for p in ink["panels"]]
+    assert titles == ["left", "across", "right"]
+    assert [r["label"] for r in ink["panels"][0]["rows"]] == ["identities", "builds"]
+    game = sleuth.load("inkognito-table")
+    marg = sleuth.belief(game).marginals()
+    for panel in ink["panels"]:
+        for row in panel["rows"]:
+            want = marg[f"{row['label']}[{panel['title']}]"]
+            assert row["p"] == pytest.approx({str(k): v for k, v in want.items()})
+
+
+def test_clue_grid_matches_sleuth_belief(client):
+    sid = client.post("/api/sessions", json={"spec": "clue"}).json()["id"]
+    events = __import__("yaml").safe_load((ROOT / "examples" / "clue-game.yaml").read_text())
+    for e in events:
+        r = client.post(f"/api/sessions/{sid}/observe", json={
+            "query": e["query"], "args": e["args"],
+            "outcome": e.get("feedback", e.get("answer"))})
+        assert r.status_code == 200, r.json()
+    st = r.json()
+    out = CliRunner().invoke(cli, ["belief", "clue", "--observations",
+                                   str(ROOT / "examples" / "clue-game.yaml"), "--json"])
+    want = json.loads(out.output)["marginals"]
+    (grid,) = st["grids"]
+    assert len(grid["rows"]) == len(want)
+    for row in grid["rows"]:
+        expect = want[row["label"]]
+        assert dict(zip(grid["columns"], row["cells"], strict=True)) == pytest.approx(
+            {str(k): v for k, v in expect.items()}, abs=1e-9)
+    holders = [p["title"] for p in st["panels"]]
+    assert holders == grid["columns"]
