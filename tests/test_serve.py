@@ -249,3 +249,10 @@ def test_clue_grid_matches_sleuth_belief(client):
             {str(k): v for k, v in expect.items()}, abs=1e-9)
     holders = [p["title"] for p in st["panels"]]
     assert holders == grid["columns"]
+
+
+def test_serve_checks_its_specs_before_it_listens(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: X\nsecret: {x: Nope}\nqueries: {}\n")
+    out = CliRunner().invoke(cli, ["serve", str(bad), "--sessions", str(tmp_path)])
+    assert out.exit_code == 1 and "bad.yaml:2:" in str(out.exception or out.output)

@@ -225,7 +225,7 @@ def expected_gains(candidates: Candidates, belief: InformationSet
         return []
     out = []
     for b, block in enumerate(candidates.blocks_for(prepared)):
-        positions = candidates.allowed(block, prepared)
+        positions = scorer.orbit_firsts(block, prepared)
         if not len(positions):
             continue
         scored = scorer.score_block(block, positions, prepared)

@@ -229,7 +229,9 @@ async function upload() {
 }
 
 async function render(st) {
+  const changed = !state.sheet || state.sheet.id !== st.id || state.sheet.steps.length !== st.steps.length;
   state.sheet = st;
+  if (changed) loadSessions();
   $("empty").hidden = true;
   $("game").hidden = false;
   $("game-title").textContent = `${st.game} — ${st.id}`;
@@ -301,6 +303,7 @@ function renderGrids(st) {
     }
     panels.append(list);
   }
+  $("likely-title").hidden = !st.likely.length;
   $("likely").replaceChildren(...st.likely.map((h) => el("li", {
     text: Object.entries(h.value).map(([k, v]) => `${k} = ${v}`).join(", ") + ` (${(100 * h.p).toFixed(1)}%)` })));
 }
@@ -439,7 +442,9 @@ function report(box, r) {
   box.append(el("h3", { text: `First moves: ${r.first_moves.queries.toLocaleString("en")} queries in ${r.first_moves.classes.length} classes` }));
   const t = el("table", { cls: "moves" }, el("tr", {}, ...["example", "queries", "entropy left (bits)", "parts", "largest"].map((h) => el("th", { text: h }))));
   for (const c of r.first_moves.classes.slice(0, 12)) {
-    t.append(el("tr", {}, el("td", { text: Object.entries(c.example).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ") }),
+    const ex = c.example.args ? [c.example.query, ...Object.entries(c.example.args).map(([k, v]) => `${k}=${JSON.stringify(v)}`)].join(" ")
+      : JSON.stringify(c.example);
+    t.append(el("tr", {}, el("td", { text: ex }),
       el("td", { text: c.queries }), el("td", { text: bits(c.expected_entropy_bits) }), el("td", { text: c.parts }), el("td", { text: c.largest_part })));
   }
   box.append(t);
@@ -448,7 +453,7 @@ function report(box, r) {
 }
 
 function bandChart(rounds) {
-  const w = 360, h = 160, pad = 28;
+  const w = 360, h = 160, pad = 34;
   const top = Math.max(...rounds.map((r) => r.maximum), 1e-9);
   const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, rounds.length - 1);
   const y = (v) => h - pad + 4 - (v * (h - 2 * pad)) / top;
@@ -462,7 +467,7 @@ function bandChart(rounds) {
     label.textContent = r.round;
     s.append(label);
   });
-  const ymax = svg("text", { x: 2, y: y(top) + 4, class: "tick" });
+  const ymax = svg("text", { x: 2, y: y(top) + 4, class: "tick ylabel" });
   ymax.textContent = bits(top).replace(/\.?0+$/, "");
   s.append(ymax);
   return s;
