@@ -427,3 +427,18 @@ def test_every_declared_option_is_a_flag_and_checked():
     ok = runner.invoke(cli, ["evaluate", small, "--set", "n=7", "--strategy", "ismcts",
                              "--iterations", "10", "--json"])
     assert ok.exit_code == 0, ok.output
+
+
+def test_entropy_scores_parts_of_billions_without_a_table():
+    """A counted belief's parts reach billions (Clue's deals): c log2 c is computed, not
+    looked up in a table as large as the largest part (256 GiB at Clue's first turn), and
+    a near-tie of such parts is left to rule K rather than settled by multiplying out
+    products of billions of factors."""
+    from sleuth.solver.strategies.classic import Entropy, nlogn
+
+    parts = np.array([[3 * 10**10, 10**10, 7, 0], [2 * 10**10, 2 * 10**10, 7, 0]])
+    n = int(parts[0].sum())
+    want = [sum(c * math.log2(c) for c in row if c) / n - math.log2(n) for row in parts]
+    got = Entropy(Candidates(game("mastermind"))).score_parts(parts, True, n)
+    assert got == pytest.approx(want, rel=1e-12)
+    assert nlogn(np.array([5, 0, 1])).tolist() == [5 * math.log2(5), 0.0, 0.0]

@@ -24,6 +24,8 @@ import numpy as np
 from sleuth.solver.strategies.base import ScoringStrategy
 
 ENTROPY_TIE = 1e-9  # near-ties of Σ n log n, then settled exactly
+TABLE = 1 << 22  # the largest count c log2 c is looked up for
+EXACT_BITS = 1 << 22  # near-ties are settled exactly while Π c^c has at most these bits
 
 
 # Partition scores are on the scale of hypothesis counts: weighted parts (probability
@@ -91,6 +93,8 @@ class Entropy(ScoringStrategy):
         if not exact or len(exact) < len(tied):
             return tied
         rows = [np.sort(s.parts[t], axis=1)[:, ::-1] for s, t in exact]
+        if max(float(nlogn(r).sum(axis=1).max()) for r in rows) > EXACT_BITS:
+            return tied  # products too large to multiply out: K decides the near-tie
         width = max(r.shape[1] for r in rows)
         rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]))) for r in rows]
         first = rows[0][0]
@@ -107,8 +111,13 @@ class Entropy(ScoringStrategy):
 
 
 def nlogn(counts: np.ndarray) -> np.ndarray:
-    """c log2 c elementwise for integer counts (0 for 0), by table lookup."""
+    """c log2 c elementwise for integer counts (0 for 0): by table lookup up to TABLE
+    entries; computed directly for the counts of a space too large to list (a counted
+    belief's parts reach billions, and a table of them would not fit)."""
     top = int(counts.max()) if counts.size else 0
+    if top >= TABLE:
+        c = np.asarray(counts, dtype=np.float64)
+        return np.where(c > 0, c * np.log2(np.maximum(c, 1)), 0.0)
     return _nlogn_table(max(1024, 1 << top.bit_length()))[counts]
 
 

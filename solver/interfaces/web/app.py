@@ -48,6 +48,7 @@ from sleuth.solver.interfaces.web.forms import action_forms
 from sleuth.solver.interfaces.web.jobs import Jobs
 from sleuth.solver.interfaces.web.library import MAX_UPLOAD, Library
 from sleuth.solver.interfaces.web.worksheet import (
+    AUTO,
     Worksheet,
     list_sessions,
     new_session,
@@ -57,8 +58,8 @@ from sleuth.solver.strategies import STRATEGIES, make_strategy
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = MAX_UPLOAD + 4096  # a JSON request: an uploaded spec and its name at most
-ADVICE = ("entropy", "minimax", "expected-size", "most-parts", "ises-sampled", "lookahead",
-          "optimal", "random")  # strategies the page offers (a saved tree needs a file)
+ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
+          "lookahead", "optimal", "random")  # what the page offers (a saved tree needs a file)
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
                                "img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -216,7 +217,7 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
     async def suggest(request: Request) -> Response:
         ws = await run_in_threadpool(sheet, request.path_params["ident"])
         q = request.query_params
-        strategy = q.get("strategy", "entropy")
+        strategy = q.get("strategy", AUTO)
         if strategy not in ADVICE:
             raise SleuthError(f"the page offers the strategies {', '.join(ADVICE)}")
         try:

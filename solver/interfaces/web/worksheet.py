@@ -41,6 +41,8 @@ from sleuth.solver.strategies import Entropy, make_strategy
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 TOP_K = 5  # queries the page compares by default
+AUTO = "auto"  # the page's default strategy: see Worksheet.suggest
+SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list
 
 
 class Worksheet:
@@ -182,17 +184,26 @@ class Worksheet:
 
     # -- advice
 
-    def suggest(self, strategy: str = "entropy", top: int = TOP_K,
+    def suggest(self, strategy: str = AUTO, top: int = TOP_K,
                 options: dict[str, Any] | None = None) -> dict[str, Any]:
         """The strategy's next query with its expected information gain (bits), and the
-        `top` queries of most expected gain to compare it with."""
+        `top` queries of most expected gain to compare it with. AUTO: exhaustive ISES on a
+        set the kernels can list, sampled ISES (SAMPLED_BUDGET seconds) on one too large
+        to list (scoring every query there takes one model count per feedback: a minute
+        at Clue's first turn)."""
         with self.lock:
             self._fresh()
             belief, events = self.beliefs[-1], len(self.events)
         start = time.perf_counter()
         if self._over_of(belief, events):
             return {"over": True, "suggestion": None, "top": [], "seconds": 0.0}
-        chooser = make_strategy(strategy, self.candidates, seed=events, **(options or {}))
+        options = dict(options or {})
+        if strategy == AUTO:
+            listed = belief.settled(exhaustive=True).listing() is not None
+            strategy = "entropy" if listed else "ises-sampled"
+            if not listed:
+                options.setdefault("budget", SAMPLED_BUDGET)
+        chooser = make_strategy(strategy, self.candidates, seed=events, **options)
         q = chooser.choose(belief)
         gains = expected_gains(self.candidates, belief)
         best = sorted(gains, key=lambda g: (-g[2], g[3]))[:max(0, top)]

@@ -133,8 +133,8 @@ async function loadSpecs() {
   state.strategies = data.strategies;
   const items = data.specs.map((s) => [s.ref, `${s.name} (${s.source})`]);
   for (const id of ["spec", "design-spec-a", "design-spec-b"]) fill($(id), items);
-  fill($("strategy"), data.strategies.map((s) => [s, s]), "entropy");
-  fill($("design-strategy"), data.strategies.filter((s) => s !== "optimal").map((s) => [s, s]), "entropy");
+  fill($("strategy"), data.strategies.map((s) => [s, s === "auto" ? "auto (entropy; sampled when too many to list)" : s]), "auto");
+  fill($("design-strategy"), data.strategies.filter((s) => !["auto", "optimal"].includes(s)).map((s) => [s, s]), "entropy");
   for (const [sel, box] of [["spec", "spec-params"], ["design-spec-a", "design-params-a"], ["design-spec-b", "design-params-b"]]) {
     $(sel).addEventListener("change", () => paramFields($(sel).value, $(box)));
     paramFields($(sel).value, $(box));
