@@ -79,9 +79,16 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     elapsed = time.perf_counter() - start
     data = {"spec": spec, "params": params, "trials": trials, "elapsed": round(elapsed, 1),
             "exact": exact(spec, params, trials)}
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    save(path, data)
     print(f"{spec} {params}: {len(tasks):,} games in {elapsed:.0f} s", flush=True)
     return data
+
+
+def save(path: Path, data: dict) -> None:
+    """A game's run as JSON, one trial a line (2,000 trials in about 300 KB)."""
+    head = json.dumps({k: v for k, v in data.items() if k != "trials"})
+    lines = ",\n".join(json.dumps(t, separators=(",", ":")) for t in data["trials"])
+    path.write_text(f'{head[:-1]}, "trials": [\n{lines}\n]}}\n')
 
 
 def main() -> None:
@@ -109,7 +116,7 @@ def main() -> None:
         return
     results = [t for _, data in runs for t in data["trials"]]
     rows = summarise(results)
-    write_outputs(rows, results, out)
+    write_outputs(rows, [], out)  # the summary; the trials stay in the files per game
     figure = fig5(rows, runs, out)
     table = markdown(rows, runs)
     print(table)
@@ -193,8 +200,7 @@ the average entropy of the exact posterior sets) and SO-ISMCTS. A game not finis
 100 queries counts as 100 ("unsolved"). {games:,} games in {wall / 60:.0f} min of wall
 time on a 2-core machine, plus {exact_s / 60:.1f} min for the exact column. Mean steps
 with the 95 % interval (normal approximation). Raw trials, one file per game and size:
-`docs/results/tournament/`; all of them and the summary: `results.json`, `results.csv`
-there.
+`docs/results/tournament/`; the summary: `results.json`, `results.csv` there.
 
 {table}
 

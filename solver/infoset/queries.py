@@ -142,6 +142,19 @@ def goal_reached(belief: InformationSet, game: Game) -> bool:
         ("candidates",), lambda: Candidates(game)).splits(belief)
 
 
+def ended(game: Game, belief: InformationSet, last: Any, stops: Stopper | None = None) -> bool:
+    """Whether a game is over at `belief`, reached by the event `last` (None: no event
+    yet): with `stop_when`, when the last feedback satisfies it; otherwise when the goal
+    is reached."""
+    if not has_stop(game):
+        return goal_reached(belief, game)
+    if last is None or last.feedback is None:
+        return False
+    rank = game.space(last.action).rank(last.args)
+    code = game.coder(last.action).encode(last.feedback)
+    return (stops or Stopper(game))(Query(last.action, rank), code)
+
+
 def ambiguous(belief: InformationSet, game: Game) -> bool:
     """Whether a game that is over still has several possible goal values (it ended
     because no query could tell them apart)."""

@@ -41,7 +41,7 @@ from sleuth.solver.infoset.queries import (
     Query,
     Stopper,
     ambiguous,
-    goal_reached,
+    ended,
     goal_values,
     has_stop,
 )
@@ -80,13 +80,7 @@ class Play:
         self.solved = self._solved_by(event)
 
     def _solved_by(self, event: Event) -> bool:
-        if not self.stop_game:
-            return goal_reached(self.belief, self.game)
-        if event.feedback is None:
-            return False
-        rank = self.game.space(event.action).rank(event.args)
-        code = self.game.coder(event.action).encode(event.feedback)
-        return self.stops(Query(event.action, rank), code)
+        return ended(self.game, self.belief, event, self.stops)
 
     # -- the loop
 

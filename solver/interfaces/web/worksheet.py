@@ -28,9 +28,8 @@ from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import (
     Candidates,
     Query,
-    Stopper,
     ambiguous,
-    goal_reached,
+    ended,
     goal_values,
     has_stop,
 )
@@ -121,18 +120,9 @@ class Worksheet:
     def _over(self) -> dict[str, Any] | None:
         """How the game ended, or None while it goes on."""
         belief = self.beliefs[-1]
-        if has_stop(self.game):
-            last = self.events[-1] if self.events else None
-            if last is None or last.feedback is None:
-                return None
-            rank = self.game.space(last.action).rank(last.args)
-            code = self.game.coder(last.action).encode(last.feedback)
-            if not Stopper(self.game)(Query(last.action, rank), code):
-                return None
-            return {"solved": True, "queries": len(self.events)}
-        if not goal_reached(belief, self.game):
+        if not ended(self.game, belief, self.events[-1] if self.events else None):
             return None
-        if ambiguous(belief, self.game) and self.game.model.confidence is None:
+        if not has_stop(self.game) and ambiguous(belief, self.game):
             return {"solved": False, "queries": len(self.events),
                     "indistinguishable": goal_values(belief, self.game)}
         return {"solved": True, "queries": len(self.events)}
