@@ -72,7 +72,7 @@ def exact(spec: str, params: dict, trials: list[dict]) -> dict:
 def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     """One game at one size: its saved trials, or a new run of them (then saved)."""
     if path.exists() and not args.fresh:
-        return json.loads(path.read_text())
+        return load(path)
     start = time.perf_counter()
     tasks = make_tasks([(spec, params)], AGENTS, args.trials, args.seed, args.time_limit)
     trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
@@ -84,11 +84,24 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     return data
 
 
+SHARED = ("game", "spec", "params")  # the same in every trial of a file: kept once
+
+
 def save(path: Path, data: dict) -> None:
-    """A game's run as JSON, one trial a line (2,000 trials in about 300 KB)."""
-    head = json.dumps({k: v for k, v in data.items() if k != "trials"})
-    lines = ",\n".join(json.dumps(t, separators=(",", ":")) for t in data["trials"])
-    path.write_text(f'{head[:-1]}, "trials": [\n{lines}\n]}}\n')
+    """A game's run as JSON, one trial a line, what every trial shares written once."""
+    head = {k: v for k, v in data.items() if k != "trials"}
+    head["game"] = data["trials"][0]["game"]
+    lines = ",\n".join(json.dumps({k: v for k, v in t.items() if k not in SHARED},
+                                   separators=(",", ":")) for t in data["trials"])
+    path.write_text(f'{json.dumps(head)[:-1]}, "trials": [\n{lines}\n]}}\n')
+
+
+def load(path: Path) -> dict:
+    data = json.loads(path.read_text())
+    shared = {"game": data["game"], "spec": data["spec"],
+              "params": {k: data["params"][k] for k in sorted(data["params"])}}
+    data["trials"] = [{**shared, **t} for t in data["trials"]]
+    return data
 
 
 def main() -> None:
