@@ -38,30 +38,38 @@ from sleuth.solver.infoset.observe import (
 from sleuth.solver.infoset.queries import Query, Stopper, has_stop
 
 
-def tree_text(node: dict[str, Any], depth: int = 0) -> list[str]:
-    """The readable indented form, one line per node."""
+def tree_text(node: dict[str, Any], depth: int = 0, game: Game | None = None) -> list[str]:
+    """The readable indented form, one line per node; with the game, values are written
+    as a person types them (a word for a sequence of letters: `salet`, `bbgyb`)."""
     pad = "  " * depth
     q = node["query"]
-    lines = [f"{pad}{query_text(q['query'], q['args'])}  ({node['secrets']:,} secrets)"]
+    args, action = q["args"], None
+    if game is not None:
+        action = game.model.action(q["query"])
+        args = checked_args(game, action, args)
+    lines = [f"{pad}{query_text(q['query'], args)}  ({node['secrets']:,} secrets)"]
     for b in node["branches"]:
-        head = f"{pad}  {feedback_text(b['feedback'])} -> "
+        feedback = b["feedback"] if action is None else checked_feedback(game, action,
+                                                                         b["feedback"])
+        head = f"{pad}  {feedback_text(feedback)} -> "
         if b.get("end"):
             lines.append(head + "done")
         elif "solved" in b:
             lines.append(head + "solved: " + " ".join(
                 f"{k}={json.dumps(v)}" for k, v in b["solved"].items()))
         else:
-            sub = tree_text(b, depth + 1)
+            sub = tree_text(b, depth + 1, game)
             lines.append(head + sub[0].strip())
             lines.extend(sub[1:])
     return lines
 
 
-def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any]) -> Path:
+def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any],
+               game: Game | None = None) -> Path:
     """The tree as JSON at `path` and as text next to it (.txt); returns the text's path."""
     path.write_text(json.dumps({**meta, "tree": tree}, separators=(",", ":")) + "\n")
     text = path.with_suffix(".txt")
-    text.write_text("\n".join(tree_text(tree)) + "\n")
+    text.write_text("\n".join(tree_text(tree, game=game)) + "\n")
     return text
 
 

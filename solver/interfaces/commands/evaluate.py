@@ -85,7 +85,7 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
                 "strategy": strategy.name, "guesses": opts["guesses"],
                 "total": data["total"], "worst": data["worst"]}
         text = write_tree(result.tree or {}, Path(tree_file), json.loads(json.dumps(
-            meta, default=str)))
+            meta, default=str)), game)
         data["tree"] = {"json": tree_file, "text": str(text)}
     if as_json:
         click.echo(json.dumps(data, indent=2))
