@@ -171,7 +171,7 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
         return JSONResponse(await run_in_threadpool(summary, ref, params))
 
     def summary(ref: str, params: dict[str, Any]) -> dict[str, Any]:
-        game, _ = library.game(ref, params)
+        game = library.game(ref, params).game
         prior = prior_belief(game)
         return {"ref": ref, "game": game.name, "about": game.model.about,
                 "params": {k: show_value(v) for k, v in game.model.params.items()},
@@ -235,10 +235,11 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
             raise SleuthError(f"unknown strategy '{strategy}'")
         if secrets is not None and (not isinstance(secrets, int) or secrets < 1):
             raise SleuthError("secrets must be a positive number")
-        game, candidates = await run_in_threadpool(library.game, ref, params)
+        loaded = await run_in_threadpool(library.game, ref, params)
+        game = loaded.game
 
         def work(progress: Any) -> dict[str, Any]:
-            chooser = make_strategy(strategy, candidates)
+            chooser = make_strategy(strategy, loaded.candidates)
             return analyse(game, chooser, ref, secrets=secrets, progress=progress).to_json()
 
         job = jobs.start(f"{game.name} {json.dumps(params)} {strategy}", work, error_json)

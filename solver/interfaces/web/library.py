@@ -35,7 +35,7 @@ class Library:
         self.uploads = sessions / "specs"
         self.given = [str(Path(s).resolve()) if Path(s).exists() else s for s in specs]
         self.lock = threading.Lock()
-        self.games: dict[tuple[str, str], tuple[Game, Candidates]] = {}
+        self.games: dict[tuple[str, str], Loaded] = {}
         self.loading: dict[tuple[str, str], threading.Lock] = {}
 
     # -- the catalogue
@@ -72,10 +72,10 @@ class Library:
     # -- games
 
     def game(self, ref: str, params: dict[str, Any] | None = None,
-             trusted: bool = False) -> tuple[Game, Candidates]:
-        """The game a ref names, with its params overridden (checked, as `--set` is), and
-        its queries (feedback matrices built). `trusted`: a ref read from a session file
-        in the folder, which need not be in the catalogue."""
+             trusted: bool = False) -> Loaded:
+        """The game a ref names, with its params overridden (checked, as `--set` is).
+        `trusted`: a ref read from a session file in the folder, which need not be in the
+        catalogue."""
         if not trusted and not self.known(ref):
             raise SleuthError(f"no spec '{ref}' on this server",
                               hint="pick one of the listed specs, or upload it")
@@ -86,12 +86,29 @@ class Library:
             lock = self.loading.setdefault(key, threading.Lock())
         with lock:  # one load per key; other keys load meanwhile
             if key not in self.games:
-                game = load_game(ref, dict(params or {}) or None)
-                candidates = Candidates(game)
-                candidates.keep_matrices()
+                loaded = Loaded(load_game(ref, dict(params or {}) or None))
                 with self.lock:
-                    self.games[key] = (game, candidates)
+                    self.games[key] = loaded
         return self.games[key]
 
 
-__all__ = ["MAX_UPLOAD", "Library"]
+class Loaded:
+    """A loaded game and, made when first asked for, its queries with their feedback
+    matrices built (a form needs only the game; a suggestion needs the queries)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self._candidates: Candidates | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def candidates(self) -> Candidates:
+        with self._lock:
+            if self._candidates is None:
+                candidates = Candidates(self.game)
+                candidates.keep_matrices()
+                self._candidates = candidates
+            return self._candidates
+
+
+__all__ = ["MAX_UPLOAD", "Library", "Loaded"]

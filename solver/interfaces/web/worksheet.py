@@ -71,7 +71,8 @@ class Worksheet:
             ref, params = data["spec"], data.get("params", {})
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise SleuthError(f"cannot read session {self.path.name}: {err}") from None
-        self.game, self.candidates = self.library.game(ref, params, trusted=True)
+        self.loaded = self.library.game(ref, params, trusted=True)
+        self.game = self.loaded.game
         self.session = Session.open(self.path, self.game, ref)
         self.beliefs: list[InformationSet] = [prior_belief(self.game)]
         self.events: list[Event] = []
@@ -193,9 +194,9 @@ class Worksheet:
             strategy = "entropy" if listed else "ises-sampled"
             if not listed:
                 options.setdefault("budget", SAMPLED_BUDGET)
-        chooser = make_strategy(strategy, self.candidates, seed=events, **options)
+        chooser = make_strategy(strategy, self.loaded.candidates, seed=events, **options)
         q = chooser.choose(belief)
-        gains = expected_gains(self.candidates, belief)
+        gains = expected_gains(self.loaded.candidates, belief)
         best = sorted(gains, key=lambda g: (-g[2], g[3]))[:max(0, top)]
         mine = next((g[2] for g in gains if g[0] == q), None)
         return {"suggestion": self._query_json(q, mine), "strategy": chooser.name,
@@ -208,7 +209,7 @@ class Worksheet:
             return len(self.events) == events and self._over() is not None
 
     def _query_json(self, q: Query, gain: float | None) -> dict[str, Any]:
-        args = self.candidates.args(q)
+        args = self.loaded.candidates.args(q)
         return {"query": q.action, "args": {k: show_value(v) for k, v in args.items()},
                 "text": " ".join([q.action, *(f"{k}={format_value(v)}"
                                               for k, v in args.items())]),
@@ -249,7 +250,7 @@ def open_worksheet(library: Library, sessions: Path, ident: str) -> Worksheet:
 def new_session(library: Library, sessions: Path, ref: str,
                 params: dict[str, Any] | None) -> Worksheet:
     """A new session file for a spec of the catalogue."""
-    game, _ = library.game(ref, params)
+    game = library.game(ref, params).game
     slug = re.sub(r"[^a-z0-9]+", "-", game.name.lower()).strip("-")[:40] or "game"
     name = f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
     sessions.mkdir(parents=True, exist_ok=True)
