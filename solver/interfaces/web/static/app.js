@@ -136,8 +136,9 @@ async function loadSpecs() {
   fill($("strategy"), data.strategies.map((s) => [s, s === "auto" ? "auto (entropy; sampled when too many to list)" : s]), "auto");
   fill($("design-strategy"), data.strategies.filter((s) => !["auto", "optimal"].includes(s)).map((s) => [s, s]), "entropy");
   for (const [sel, box] of [["spec", "spec-params"], ["design-spec-a", "design-params-a"], ["design-spec-b", "design-params-b"]]) {
-    $(sel).addEventListener("change", () => paramFields($(sel).value, $(box)));
-    paramFields($(sel).value, $(box));
+    const fields = () => { $(box).dataset.wanted = $(sel).value; return paramFields($(sel).value, $(box)); };
+    $(sel).addEventListener("change", fields);
+    fields();
   }
 }
 
@@ -151,17 +152,28 @@ async function summary(ref, params = {}) {
 
 async function paramFields(ref, box) {
   box.replaceChildren();
+  box.dataset.ref = "";  // no fields yet for this spec: paramsFor waits for them
   if (!ref) return;
   try {
     const s = await summary(ref);
+    if (box.dataset.ref !== "" || box.dataset.wanted !== ref) return;  // superseded
     for (const [k, v] of Object.entries(s.params)) {
       if (typeof v === "object" && v !== null) continue;  // a hidden param: left as the spec says
       const input = el("input", { value: JSON.stringify(v), size: 6, "data-param": k });
       box.append(el("label", { text: k + " " }, input));
     }
+    box.dataset.ref = ref;
   } catch (err) {
     box.append(el("span", { cls: "error", text: err.message }));
   }
+}
+
+async function paramsFor(select, box) {  // the params typed for the spec now selected
+  if (box.dataset.ref !== select.value) {
+    box.dataset.wanted = select.value;
+    await paramFields(select.value, box);
+  }
+  return paramsOf(box);
 }
 
 function paramsOf(box) {
@@ -204,7 +216,8 @@ async function fromHash() {  // #session=ID: a session to open (a link, a reload
 async function newGame() {
   showError($("spec-error"), null);
   try {
-    const st = await api("POST", "/api/sessions", { spec: $("spec").value, params: paramsOf($("spec-params")) });
+    const params = await paramsFor($("spec"), $("spec-params"));
+    const st = await api("POST", "/api/sessions", { spec: $("spec").value, params });
     state.sheet = st;  // rendered here: the hash change finds it open
     location.hash = "session=" + encodeURIComponent(st.id);
     render(st);
@@ -222,7 +235,7 @@ async function upload() {
     const res = await api("POST", "/api/specs", { name: file.name, text: await file.text() });
     await loadSpecs();
     $("spec").value = res.ref;
-    paramFields(res.ref, $("spec-params"));
+    await paramsFor($("spec"), $("spec-params"));
   } catch (err) {
     showError($("spec-error"), err);
   }
@@ -392,8 +405,8 @@ async function suggest() {
 async function analyse() {
   showError($("design-error"), null);
   const secrets = $("design-secrets").value ? Number($("design-secrets").value) : null;
-  const runs = [[$("design-spec-a").value, paramsOf($("design-params-a"))]];
-  if ($("design-compare").checked) runs.push([$("design-spec-b").value, paramsOf($("design-params-b"))]);
+  const runs = [[$("design-spec-a").value, await paramsFor($("design-spec-a"), $("design-params-a"))]];
+  if ($("design-compare").checked) runs.push([$("design-spec-b").value, await paramsFor($("design-spec-b"), $("design-params-b"))]);
   const reports = $("reports");
   reports.replaceChildren();
   const jobs = [];
