@@ -23,14 +23,8 @@ import numpy as np
 from sleuth.compiler.api import Game, SleuthError, show_value
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.queries import (
-    AnyBelief,
-    Candidates,
-    Query,
-    Stopper,
-    goal_reached,
-    has_stop,
-)
+from sleuth.solver.infoset.goals import goal_reached
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper, has_stop
 from sleuth.solver.strategies import Strategy
 
 MAX_DEPTH = 1000

@@ -28,16 +28,9 @@ from sleuth.compiler.api import (
     show_value,
 )
 from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.goals import ambiguous, goal_reached, goal_values
 from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
-from sleuth.solver.infoset.queries import (
-    AnyBelief,
-    Query,
-    Stopper,
-    ambiguous,
-    goal_reached,
-    goal_values,
-    has_stop,
-)
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.strategies import Strategy
 
 

@@ -128,46 +128,6 @@ def has_stop(game: Game) -> bool:
     return any(q.stop_when is not None for q in game.model.queries)
 
 
-def goal_reached(belief: InformationSet, game: Game) -> bool:
-    """Whether a game without stop_when is over: the goal variables have one possible value,
-    or (goal: {confidence: c}) their most likely value has posterior c at least, or (goal:
-    {until_indistinguishable: true}) no legal query can tell the remaining hypotheses
-    apart."""
-    model = game.model
-    if model.confidence is not None:
-        return belief.goal_posterior(model.identify)[1] >= model.confidence - 1e-12
-    if belief.determined(model.identify):
-        return True
-    return model.until_indistinguishable and not game.memo.get(
-        ("candidates",), lambda: Candidates(game)).splits(belief)
-
-
-def ended(game: Game, belief: InformationSet, last: Any, stops: Stopper | None = None) -> bool:
-    """Whether a game is over at `belief`, reached by the event `last` (None: no event
-    yet): with `stop_when`, when the last feedback satisfies it; otherwise when the goal
-    is reached."""
-    if not has_stop(game):
-        return goal_reached(belief, game)
-    if last is None or last.feedback is None:
-        return False
-    rank = game.space(last.action).rank(last.args)
-    code = game.coder(last.action).encode(last.feedback)
-    return (stops or Stopper(game))(Query(last.action, rank), code)
-
-
-def ambiguous(belief: InformationSet, game: Game) -> bool:
-    """Whether a game that is over still has several possible goal values (it ended
-    because no query could tell them apart)."""
-    return game.model.confidence is None and not belief.determined(game.model.identify)
-
-
-def goal_values(belief: InformationSet, game: Game) -> int:
-    """How many joint values the goal variables still have (a belief small enough to list
-    its hypotheses: one whose game is over)."""
-    names = game.model.identify
-    return len({tuple(repr(h[n]) for n in names) for h, _ in belief.top(belief.size)})
-
-
 class Candidates:
     """Every legal query of a game, with the machinery to score them against a belief.
 
@@ -508,45 +468,5 @@ class Candidates:
         return answer_matrix(belief.game, block.action.name, args, belief.index)[1]
 
 
-class OutcomeTable:
-    """Every legal query's feedback code on every hypothesis, as one (queries x hypotheses)
-    matrix in canonical query order, with the (query, code) pairs that end the game
-    (`stop_when`), and the game's symmetries when its one query block can be a secret:
-    what the exact searches (optimal, lookahead) work from."""
-
-    def __init__(self, candidates: Candidates):
-        from sleuth.solver.infoset.symmetry import detect
-
-        game = candidates.game
-        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
-        blocks = candidates.blocks
-        need = candidates.size * game.hypotheses.size * 8
-        if need > game.budget.memory_bytes:
-            raise BudgetError(
-                f"the exact searches hold every query's code on every hypothesis: "
-                f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, "
-                f"over the {game.budget.memory_mb} MiB budget",
-                hint="raise --memory-mb if the machine has it, or use a heuristic strategy")
-        self.queries = [Query(b.action.name, int(r)) for b in blocks for r in b.ranks.tolist()]
-        self.codes = np.concatenate(
-            [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]
-        ).astype(np.int64) if blocks else np.zeros((0, len(everyone)), dtype=np.int64)
-        self.ncodes = int(self.codes.max()) + 1 if self.codes.size else 1
-        self.offsets = (np.arange(len(self.queries), dtype=np.int64) * self.ncodes)[:, None]
-        self.stops = np.zeros((len(self.queries), self.ncodes), dtype=bool)
-        if has_stop(game):
-            for i, query in enumerate(self.queries):
-                for c in np.unique(self.codes[i]).tolist():
-                    self.stops[i, c] = candidates.stops(query, int(c))
-        self.symmetry = (detect(game, self.codes, blocks[0].ranks)
-                         if len(blocks) == 1 and blocks[0].secret_like else None)
-
-    def counts(self, hyps: np.ndarray) -> np.ndarray:
-        """Part sizes (queries x codes) of the hypotheses `hyps` under every query."""
-        q = len(self.queries)
-        flat = (self.codes[:, hyps] + self.offsets).ravel()
-        return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
-
-
-__all__ = ["AnyBelief", "Block", "Candidates", "OutcomeTable", "Query", "Stopper",
+__all__ = ["AnyBelief", "Block", "Candidates", "Query", "Stopper",
            "can_be_secret", "has_stop", "same_domain", "secret_ranks"]

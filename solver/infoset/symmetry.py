@@ -96,7 +96,8 @@ def of_game(game: Game) -> tuple[Symmetry | Transpositions, Callable[[int], np.n
     are none to find. A game small enough gets the exact searches' table (generators
     checked on its matrix too); a larger one the symmetries proved from its
     expressions, with no matrix built."""
-    from sleuth.solver.infoset.queries import Candidates, OutcomeTable
+    from sleuth.solver.infoset.outcomes import OutcomeTable
+    from sleuth.solver.infoset.queries import Candidates
 
     candidates = Candidates(game)
     blocks = candidates.blocks

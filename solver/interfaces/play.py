@@ -27,6 +27,7 @@ from rich.text import Text
 
 from sleuth.compiler.api import Game, SleuthError, show_value
 from sleuth.solver.infoset.belief import Belief, check_history
+from sleuth.solver.infoset.goals import ambiguous, ended, goal_values
 from sleuth.solver.infoset.observe import (
     Event,
     apply_event,
@@ -36,15 +37,7 @@ from sleuth.solver.infoset.observe import (
     parse_query_text,
     query_text,
 )
-from sleuth.solver.infoset.queries import (
-    AnyBelief,
-    Query,
-    Stopper,
-    ambiguous,
-    ended,
-    goal_values,
-    has_stop,
-)
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
 

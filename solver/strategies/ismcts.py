@@ -11,14 +11,8 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.belief import Belief
-from sleuth.solver.infoset.queries import (
-    AnyBelief,
-    Block,
-    Candidates,
-    Query,
-    goal_reached,
-    has_stop,
-)
+from sleuth.solver.infoset.goals import goal_reached
+from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query, has_stop
 from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
 from sleuth.solver.strategies.sampled import SAMPLING_SHARE, SCORING_SHARE
 

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, OutcomeTable, Query
+from sleuth.solver.infoset.outcomes import OutcomeTable
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option, Scored, pick_by_k
 
 SCORES = ("entropy", "expected-size", "minimax", "most-parts")

@@ -39,14 +39,9 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.queries import (
-    AnyBelief,
-    Candidates,
-    OutcomeTable,
-    Query,
-    goal_reached,
-    has_stop,
-)
+from sleuth.solver.infoset.goals import goal_reached
+from sleuth.solver.infoset.outcomes import OutcomeTable
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, has_stop
 from sleuth.solver.strategies.base import ListedStrategy, Option
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all

@@ -8,8 +8,8 @@ A field is a JSON object with a `kind` the page knows how to draw:
     enum      a drop-down                       {values}
     bool      a check box
     float     a number field (a density's answer)
-    word      one text field for a sequence of one-character labels (Wordle's `crane`,
-              `gybbb`) or of digits                         {length, letters}
+    word      one text field for a sequence of one-character labels (a word, `crane`,
+              or marks, `gybbb`) or of digits                         {length, letters}
     seq       one field per position (a peg picker)        {length, elem}
     set       check boxes                                   {values, min, max}
     counts    a number per element, adding up to a total    {values, total}
@@ -127,8 +127,8 @@ def _word(elem: ir.Type, length: int) -> dict[str, Any] | None:
 
 def grids(marginals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
     """The marginals as one grid per secret variable: a row per variable or position
-    (`code[0]`, `owner[Knife]`), a column per value; Clue's detective notes are the grid
-    of `owner`, a row per card and a column per holder."""
+    (`code[0]`, `owner[Knife]`), a column per value: for a deal of cards to holders, a
+    row per card and a column per holder (detective notes)."""
     out: dict[str, dict[str, Any]] = {}
     for label, dist in marginals.items():
         var = _variable(label)
@@ -149,9 +149,9 @@ def grids(marginals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
 
 def panels(game: Game, marginals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
     """One panel per opponent or player, where the secret says who they are: secret
-    variables indexed by the same enum (Inkognito's identities and builds, by opponent)
+    variables indexed by the same enum (identities and builds, by opponent)
     give a panel per label of it, a row per variable; a single variable indexed by an
-    enum whose values are another enum (Clue's owner of each card) gives a panel per
+    enum whose values are another enum (the owner of each card) gives a panel per
     value -- a player -- listing the chance of each index label (a card) being theirs.
     Every number is a marginal of the joint posterior, so the constraints that tie the
     panels together (all different, one owner per card) are applied."""

@@ -1,6 +1,6 @@
 """The specs a server offers, and the games it has loaded.
 
-A spec is named by a *ref*: a bundled spec's name (`mastermind`), the path of a spec
+A spec is named by a *ref*: a bundled spec's name, the path of a spec
 given on the command line (`sleuth serve my.yaml`), or the path of an uploaded spec,
 which is checked with `sleuth check`'s errors and kept under the sessions folder
 (`DIR/specs/`) so that `sleuth play` can open the same session from a terminal. A

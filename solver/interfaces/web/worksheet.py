@@ -23,16 +23,10 @@ import numpy as np
 from sleuth.compiler.api import ObservationError, SleuthError, show_value
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.infoset.belief import check_history
+from sleuth.solver.infoset.goals import ambiguous, ended, goal_values
 from sleuth.solver.infoset.observe import Event, apply_event, format_value, make_event
 from sleuth.solver.infoset.protocol import InformationSet
-from sleuth.solver.infoset.queries import (
-    Candidates,
-    Query,
-    ambiguous,
-    ended,
-    goal_values,
-    has_stop,
-)
+from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.interfaces.web.forms import grids, panels
 from sleuth.solver.interfaces.web.library import Library
@@ -181,7 +175,7 @@ class Worksheet:
         `top` queries of most expected gain to compare it with. AUTO: exhaustive ISES on a
         set the kernels can list, sampled ISES (SAMPLED_BUDGET seconds) on one too large
         to list (scoring every query there takes one model count per feedback: a minute
-        at Clue's first turn)."""
+        on a deal of 33 billion)."""
         with self.lock:
             self._fresh()
             belief, events = self.beliefs[-1], len(self.events)

@@ -1,0 +1,52 @@
+"""Every legal query's feedback code on every hypothesis, in one matrix: what the exact
+searches (optimal, look-ahead) work from."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sleuth.compiler.api import BudgetError
+from sleuth.solver.infoset.queries import Candidates, Query, has_stop
+
+
+class OutcomeTable:
+    """Every legal query's feedback code on every hypothesis, as one (queries x hypotheses)
+    matrix in canonical query order, with the (query, code) pairs that end the game
+    (`stop_when`), and the game's symmetries when its one query block can be a secret:
+    what the exact searches (optimal, lookahead) work from."""
+
+    def __init__(self, candidates: Candidates):
+        from sleuth.solver.infoset.symmetry import detect
+
+        game = candidates.game
+        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+        blocks = candidates.blocks
+        need = candidates.size * game.hypotheses.size * 8
+        if need > game.budget.memory_bytes:
+            raise BudgetError(
+                f"the exact searches hold every query's code on every hypothesis: "
+                f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, "
+                f"over the {game.budget.memory_mb} MiB budget",
+                hint="raise --memory-mb if the machine has it, or use a heuristic strategy")
+        self.queries = [Query(b.action.name, int(r)) for b in blocks for r in b.ranks.tolist()]
+        self.codes = np.concatenate(
+            [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]
+        ).astype(np.int64) if blocks else np.zeros((0, len(everyone)), dtype=np.int64)
+        self.ncodes = int(self.codes.max()) + 1 if self.codes.size else 1
+        self.offsets = (np.arange(len(self.queries), dtype=np.int64) * self.ncodes)[:, None]
+        self.stops = np.zeros((len(self.queries), self.ncodes), dtype=bool)
+        if has_stop(game):
+            for i, query in enumerate(self.queries):
+                for c in np.unique(self.codes[i]).tolist():
+                    self.stops[i, c] = candidates.stops(query, int(c))
+        self.symmetry = (detect(game, self.codes, blocks[0].ranks)
+                         if len(blocks) == 1 and blocks[0].secret_like else None)
+
+    def counts(self, hyps: np.ndarray) -> np.ndarray:
+        """Part sizes (queries x codes) of the hypotheses `hyps` under every query."""
+        q = len(self.queries)
+        flat = (self.codes[:, hyps] + self.offsets).ravel()
+        return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+
+
+__all__ = ["OutcomeTable"]
