@@ -60,9 +60,7 @@ class Session:
         out = []
         for k, step in enumerate(self.steps, 1):
             try:
-                out.append(make_event(game, step["query"], step.get("args", {}),
-                                      step["feedback"] if "feedback" in step
-                                      else step.get("answer")))
+                out.append(step_event(game, step))
             except (KeyError, TypeError, AttributeError):
                 raise ObservationError(f"{self.path}, step {k}: malformed step") from None
             except ObservationError as err:
@@ -89,6 +87,12 @@ class Session:
         write_atomically(self.path, json.dumps(data, indent=1) + "\n")
 
 
+def step_event(game: Game, step: dict[str, Any]) -> Event:
+    """A saved step (`Event.to_data()`'s form) as a checked event."""
+    return make_event(game, step["query"], step.get("args", {}),
+                      step["feedback"] if "feedback" in step else step.get("answer"))
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replace `path` with `text` so that no reader ever sees a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,4 +115,4 @@ def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(params, default=str))
 
 
-__all__ = ["Session", "write_atomically"]
+__all__ = ["Session", "step_event", "write_atomically"]

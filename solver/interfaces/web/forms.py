@@ -138,7 +138,7 @@ def grids(marginals: dict[str, dict[Any, float]]) -> list[dict[str, Any]]:
             if text not in grid["columns"]:
                 grid["columns"].append(text)
         grid["rows"].append({"label": label, "position": label[len(var):].strip("[].") or None,
-                             "p": {format_value(v): float(p) for v, p in dist.items()}})
+                             "p": _by_text(dist)})
     for grid in out.values():
         cols = grid["columns"]
         for row in grid["rows"]:
@@ -166,8 +166,7 @@ def panels(game: Game, marginals: dict[str, dict[Any, float]]) -> list[dict[str,
                       if v.name == names[0])
         if len(names) > 1:
             for label in labels:
-                rows = [{"label": n, "p": {format_value(x): float(p) for x, p in
-                                           marginals.get(f"{n}[{label}]", {}).items()}}
+                rows = [{"label": n, "p": _by_text(marginals.get(f"{n}[{label}]", {}))}
                         for n in names]
                 out.append({"title": label, "by": enum, "rows": rows})
         else:
@@ -192,7 +191,7 @@ def _variable(label: str) -> str:
 
 
 def _by_text(dist: dict[Any, float]) -> dict[str, float]:
-    return {format_value(v): p for v, p in dist.items()}
+    return {format_value(v): float(p) for v, p in dist.items()}
 
 
 __all__ = ["action_forms", "domain_field", "grids", "panels", "type_field"]

@@ -11,6 +11,7 @@ explains (or that breaks the spec's rules) is refused and nothing changes.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import threading
@@ -27,7 +28,7 @@ from sleuth.solver.infoset.goals import ambiguous, ended, goal_values
 from sleuth.solver.infoset.observe import Event, apply_event, format_value, make_event
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
-from sleuth.solver.interfaces.session import Session
+from sleuth.solver.interfaces.session import Session, step_event
 from sleuth.solver.interfaces.web.forms import grids, panels
 from sleuth.solver.interfaces.web.library import Library
 from sleuth.solver.strategies import Entropy, make_strategy
@@ -58,8 +59,6 @@ class Worksheet:
 
     def _load(self) -> None:
         """Read the session file again and replay its steps."""
-        import json
-
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             ref, params = data["spec"], data.get("params", {})
@@ -160,10 +159,7 @@ class Worksheet:
             self._fresh()
             if not self.redo:
                 raise ObservationError("nothing to redo")
-            step = self.redo[-1]
-            self._apply(make_event(self.game, step["query"], step.get("args", {}),
-                                   step["feedback"] if "feedback" in step
-                                   else step.get("answer")))
+            self._apply(step_event(self.game, self.redo[-1]))
             self.redo.pop()
             return self._state()
 
@@ -180,7 +176,7 @@ class Worksheet:
             self._fresh()
             belief, events = self.beliefs[-1], len(self.events)
         start = time.perf_counter()
-        if self._over_of(belief, events):
+        if self._over_at(events):
             return {"over": True, "suggestion": None, "top": [], "seconds": 0.0}
         options = dict(options or {})
         if strategy == AUTO:
@@ -191,14 +187,15 @@ class Worksheet:
         chooser = make_strategy(strategy, self.loaded.candidates, seed=events, **options)
         q = chooser.choose(belief)
         gains = expected_gains(self.loaded.candidates, belief)
-        best = sorted(gains, key=lambda g: (-g[2], g[3]))[:max(0, top)]
-        mine = next((g[2] for g in gains if g[0] == q), None)
+        best = sorted(gains, key=lambda g: (-g[1], g[2]))[:max(0, top)]
+        mine = next((g[1] for g in gains if g[0] == q), None)
         return {"suggestion": self._query_json(q, mine), "strategy": chooser.name,
-                "top": [self._query_json(g[0], g[2]) for g in best],
+                "top": [self._query_json(g[0], g[1]) for g in best],
                 "scored": belief.listing() is not None,
                 "seconds": round(time.perf_counter() - start, 4)}
 
-    def _over_of(self, belief: InformationSet, events: int) -> bool:
+    def _over_at(self, events: int) -> bool:
+        """Whether the game, still at `events` steps, is over."""
         with self.lock:
             return len(self.events) == events and self._over() is not None
 
@@ -211,9 +208,10 @@ class Worksheet:
 
 
 def expected_gains(candidates: Candidates, belief: InformationSet
-                   ) -> list[tuple[Query, int, float, tuple[int, int]]]:
+                   ) -> list[tuple[Query, float, tuple[int, int]]]:
     """Every allowed query (one per orbit where the game has symmetries) with the expected
-    information its outcome carries, in bits (ISES's score): (query, block, gain, order).
+    information its outcome carries, in bits (ISES's score): (query, gain, canonical
+    order as (block, position)).
     Empty for an information set too large to list (its queries are scored by sampling)."""
     scorer = Entropy(candidates)
     prepared = scorer.prepared(belief)
@@ -227,7 +225,7 @@ def expected_gains(candidates: Candidates, belief: InformationSet
         scored = scorer.score_block(block, positions, prepared)
         gains = -np.asarray(scored.scores, dtype=float)
         for p, g in zip(scored.positions.tolist(), gains.tolist(), strict=True):
-            out.append((Query(block.action.name, int(block.ranks[p])), b, g, (b, p)))
+            out.append((Query(block.action.name, int(block.ranks[p])), g, (b, p)))
     return out
 
 
@@ -254,8 +252,6 @@ def new_session(library: Library, sessions: Path, ref: str,
 
 def list_sessions(sessions: Path) -> list[dict[str, Any]]:
     """The session files in the folder, newest first (unreadable ones are skipped)."""
-    import json
-
     out = []
     for path in sessions.glob("*.json") if sessions.is_dir() else []:
         try:
