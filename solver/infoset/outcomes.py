@@ -39,6 +39,7 @@ class OutcomeTable:
             for i, query in enumerate(self.queries):
                 for c in np.unique(self.codes[i]).tolist():
                     self.stops[i, c] = candidates.stops(query, int(c))
+        self.small = self.codes.astype(np.uint8 if self.ncodes <= 256 else np.int32)
         self.symmetry = (detect(game, self.codes, blocks[0].ranks)
                          if len(blocks) == 1 and blocks[0].secret_like else None)
 
@@ -47,6 +48,22 @@ class OutcomeTable:
         q = len(self.queries)
         flat = (self.codes[:, hyps] + self.offsets).ravel()
         return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+
+    def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every query's going part sizes at `hyps` and the lower bounds they give
+        (outcome_kernels.part_sizes): (going, lbq, lbw, useful)."""
+        from sleuth.solver.infoset.outcome_kernels import part_sizes
+
+        return part_sizes(self.small, hyps, self.stops, lb_total, lb_worst)
+
+    def least_bounds(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
+                     allowed: np.ndarray, none: int) -> tuple[int, int]:
+        """The least lower bounds on the total and the depth at `hyps` over the allowed
+        useful queries (outcome_kernels.least_bounds)."""
+        from sleuth.solver.infoset.outcome_kernels import least_bounds
+
+        return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, allowed, none)
 
 
 __all__ = ["OutcomeTable"]

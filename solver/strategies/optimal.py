@@ -90,6 +90,8 @@ class OptimalSearch:
             self.signature, self.alike = sig.ravel(), int(sizes.max())
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
         self.memo: dict[Any, Any] = {}
+        self.floors: dict[bytes, tuple[int, int]] = {}  # floor() per set
+        self.everyone = np.ones(len(self.queries), dtype=bool)
         self.nodes = 0
 
     # -- set-up
@@ -175,13 +177,13 @@ class OptimalSearch:
 
     def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
                 stab: np.ndarray | None) -> tuple | None:
-        order, lbq, lbw, krank, going, codes = self.ordered(hyps, depth, stab)
+        order, lbq, lbw, krank, going = self.ordered(hyps, depth, stab)
         best: tuple | None = None
         for i in order:
             if lbq[i] > bound or (best is not None and
                                   (lbq[i], lbw[i], krank[i]) >= best[:3]):
                 break
-            tree = self._try(hyps, codes[i], going[i], depth,
+            tree = self._try(hyps, self.codes[i, hyps], going[i], depth,
                              bound if best is None else min(bound, best[0]),
                              None if stab is None else self.symmetry.fixing(stab, i))
             if tree is not None:
@@ -190,35 +192,60 @@ class OptimalSearch:
                     best = cand
         return None if best is None else (best[0], best[1], best[3])
 
+    def scores(self, hyps: np.ndarray) -> tuple:
+        """Every query at `hyps`: its going part sizes, whether it is useful (it splits the
+        set or ends the game for part of it; with consistent guesses, only possible ones),
+        the lower bounds of its total and depth, and whether it may be the secret:
+        (going, useful, lbq, lbw, possible). In numpy terms (the kernel is compiled):
+        counts = table.counts(hyps), going = where(stops, 0, counts), useful =
+        going.max(1) < n, lbq = n + lb_total[going].sum(1), lbw = 1 +
+        lb_worst[going].max(1)."""
+        going, lbq, lbw, useful = self.table.part_sizes(hyps, self.lb_total, self.lb_worst)
+        possible = self.possible(hyps)
+        if self.candidates.guesses == "consistent":
+            useful &= possible
+        return going, useful, lbq, lbw, possible
+
+    def possible(self, hyps: np.ndarray) -> np.ndarray:
+        """Which queries may be the secret (may end the game) at `hyps`."""
+        if self.secret_like:
+            inside = np.zeros(self.game.hypotheses.size, dtype=bool)
+            inside[hyps] = True
+            return (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
+        return (self.table.counts(hyps) * self.stops).sum(axis=1) > 0
+
+    def floor(self, hyps: np.ndarray) -> tuple[int, int]:
+        """Lower bounds on the total and the depth of any tree for `hyps`, one query deeper
+        than the size bounds: the least, over the useful queries, of the size bounds of
+        their parts (plus the query). Kept per set."""
+        n = len(hyps)
+        if n <= 2 or self.terminal(hyps):
+            return int(self.lb_total[n]), int(self.lb_worst[n])
+        key = hyps.tobytes()
+        got = self.floors.get(key)
+        if got is None:
+            allowed = (self.possible(hyps) if self.candidates.guesses == "consistent"
+                       else self.everyone)
+            got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, allowed, NO_TREE)
+            self.floors[key] = got = (int(got[0]), int(got[1]))
+        return got
+
     def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None) -> tuple:
         """The useful queries at `hyps` in the order they are tried (by the lower bounds
         of their total and depth, then tie-break K), with those bounds, K's ranks, each
-        query's going part sizes and the codes: (order, lbq, lbw, krank, going, codes)."""
-        n = len(hyps)
-        codes = self.codes[:, hyps]
+        query's going part sizes: (order, lbq, lbw, krank, going)."""
         q = len(self.queries)
-        counts = self.table.counts(hyps)
-        going = np.where(self.stops, 0, counts)  # the parts that go on
-        useful = going.max(axis=1) < n
-        lbq = n + self.lb_total[going].sum(axis=1)
-        lbw = 1 + self.lb_worst[going].max(axis=1)
-        inside = np.zeros(self.game.hypotheses.size, dtype=bool)
-        inside[hyps] = True
-        if self.secret_like:
-            possible = (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
-        else:
-            possible = (counts * self.stops).sum(axis=1) > 0
-        if self.candidates.guesses == "consistent":
-            useful &= possible
+        going, useful, lbq, lbw, possible = self.scores(hyps)
         if stab is not None:  # one query per orbit of the stabiliser of `hyps`
             useful &= self.symmetry.representatives(stab)
         krank = np.where(possible, 0, q) + np.arange(q)
         if depth is not None:
             useful &= lbw <= depth
-        order = [i for i in np.lexsort((krank, lbw, lbq)).tolist() if useful[i]]
+        order = np.lexsort((krank, lbw, lbq))
+        order = order[useful[order]].tolist()
         if self.top:
             order = order[:self.top]
-        return order, lbq, lbw, krank, going, codes
+        return order, lbq, lbw, krank, going
 
     def plan(self, hyps: np.ndarray, depth: int | None) -> dict[bytes, tuple]:
         """The solved tree below `hyps` (solved exactly within `depth`), as the memo holds
@@ -243,10 +270,23 @@ class OptimalSearch:
         parts = [hyps[row == c] for c in np.flatnonzero(going).tolist()]
         parts.sort(key=len, reverse=True)
         total, worst = len(hyps), 1
-        rest = int(sum(self.lb_total[len(p)] for p in parts))
         child_depth = None if depth is None else depth - 1
-        for part in parts:
-            rest -= int(self.lb_total[len(part)])
+        # the parts' size bounds, raised one by one (largest first) to their floors: a
+        # query that cannot beat the limit is dropped before any part is searched
+        lows = [int(self.lb_total[len(p)]) for p in parts]
+        rest = sum(lows)
+        for j, part in enumerate(parts):
+            if total + rest > limit:
+                return None
+            low, deep = self.floor(part)
+            rest += low - lows[j]
+            lows[j] = low
+            if child_depth is not None and deep > child_depth:
+                return None
+        if total + rest > limit:
+            return None
+        for part, low in zip(parts, lows, strict=True):
+            rest -= low
             got = self.solve(part, child_depth, limit - total - rest, stab)
             if not isinstance(got, tuple) or total + got[0] + rest > limit:
                 return None  # (a kept exact value may exceed the bound asked for)

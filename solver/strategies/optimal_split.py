@@ -79,13 +79,14 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         return (0, 0, -1), {}
     n = len(hyps)
     stab = None if search.symmetry is None else search.symmetry.stabiliser(hyps)
-    order, lbq, lbw, krank, going, codes = search.ordered(hyps, depth, stab)
+    order, lbq, lbw, krank, going = search.ordered(hyps, depth, stab)
     if not order:
         return None, {}
     child = None if depth is None else depth - 1
     # The first query: its parts in parallel, largest first, each solved exactly.
     i = order[0]
-    parts = sorted((hyps[codes[i] == c] for c in np.flatnonzero(going[i]).tolist()),
+    row = search.codes[i, hyps]
+    parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
     got = workers.map(solve_part, [(recipe, p, child, NO_TREE - 1) for p in parts])
     search.nodes += sum(g[2] for g in got)
