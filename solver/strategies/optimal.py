@@ -230,6 +230,12 @@ class OptimalSearch:
             self.floors[key] = got = (int(got[0]), int(got[1]))
         return got
 
+    def known(self, hyps: np.ndarray, depth: int | None) -> int:
+        """What the table already holds on the least total of `hyps` within `depth`: the
+        exact value, or a lower bound learnt from a failed search (0: nothing)."""
+        hit = self.memo.get(self.key(hyps, depth))
+        return 0 if hit is None else hit[0] if isinstance(hit, tuple) else int(hit)
+
     def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None) -> tuple:
         """The useful queries at `hyps` in the order they are tried (by the lower bounds
         of their total and depth, then tie-break K), with those bounds, K's ranks, each
@@ -279,6 +285,7 @@ class OptimalSearch:
             if total + rest > limit:
                 return None
             low, deep = self.floor(part)
+            low = max(low, self.known(part, child_depth))
             rest += low - lows[j]
             lows[j] = low
             if child_depth is not None and deep > child_depth:
