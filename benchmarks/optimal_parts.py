@@ -76,9 +76,9 @@ def main() -> None:
     query = search.queries[q]
     coder = search.game.coder(query.action)
     n = search.game.hypotheses.size
-    print(f"{n:,} secrets; {orbits} root orbit(s); first query {query} "
-          f"{search.candidates.args(query)}; table and symmetries {time.perf_counter() - start:.1f} s",
-          flush=True)
+    setup = time.perf_counter() - start
+    print(f"{n:,} secrets; {orbits} root orbit(s); first query "
+          f"{search.candidates.args(query)}; table and symmetries {setup:.1f} s", flush=True)
     done: dict[int, dict] = {}
     if args.out and args.out.exists():
         for line in args.out.read_text().splitlines():
@@ -115,9 +115,10 @@ def main() -> None:
     total = n + sum(g["total"] for g in done.values())
     worst = 1 + max((g["worst"] for g in done.values()), default=0)
     what = "the proven optimum" if orbits == 1 else "this first query's best (an upper bound)"
+    searched = sum(g["seconds"] for g in done.values())
     print(f"total {total:,} ({total / n:.4f} per secret), worst case {worst}: {what}; "
-          f"{time.perf_counter() - start:.0f} s wall, {sum(g['seconds'] for g in done.values()):.0f} s "
-          f"of part searches", flush=True)
+          f"{time.perf_counter() - start:.0f} s wall, {searched:.0f} s of part searches",
+          flush=True)
 
 
 if __name__ == "__main__":
