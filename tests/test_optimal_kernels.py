@@ -38,13 +38,14 @@ def test_kernels_match_numpy(seed):
     for _ in range(5):
         hyps = np.sort(rng.choice(nh, size=int(rng.integers(1, nh + 1)), replace=False))
         want = numpy_scores(codes, hyps, stops, lb_total, lb_worst)
-        got = part_sizes(codes, hyps, stops, lb_total, lb_worst)
+        got = part_sizes(codes, hyps, stops, lb_total, lb_worst, np.arange(nq))
         for w, g in zip(want, got, strict=True):
             assert np.array_equal(w, g)
         allowed = rng.random(nq) < 0.7
         going, lbq, lbw, useful = want
         ok = useful & allowed
-        least = least_bounds(codes, hyps, stops, lb_total, lb_worst, allowed, NO_TREE)
+        least = least_bounds(codes, hyps, stops, lb_total, lb_worst, np.arange(nq), allowed,
+                             NO_TREE)
         if ok.any():
             assert least == (lbq[ok].min(), lbw[ok].min())
         else:

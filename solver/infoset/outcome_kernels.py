@@ -2,9 +2,11 @@
 query at an information set, in one pass over its codes, without the (queries x
 codes) temporaries the vectorised form makes.
 
-    part_sizes   every query's part sizes and the lower bounds of its total and depth
-    least_bounds only the least of those bounds over the allowed queries that split the
-                 set or end the game for part of it (the search's per-set floor)
+    part_sizes    every query's part sizes and the lower bounds of its total and depth
+    least_bounds  only the least of those bounds over the allowed queries that split
+                  the set or end the game for part of it (the search's per-set floor)
+    distinct_rows the queries whose outcome rows at a set no earlier query has: the
+                  others part it, and every subset of it, exactly as one kept does
 
 A query's lower bounds add, over its parts that go on (feedback not in `stops`), the
 size bounds `lb_total[size]` to the set's size, and take 1 + the largest
@@ -21,20 +23,22 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-               lb_total: np.ndarray, lb_worst: np.ndarray
+               lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(going, lbq, lbw, useful): the sizes of each query's parts that go on (queries x
-    codes), its lower bounds on the total and the depth, and whether it splits the set
-    or ends the game for part of it (its largest going part is smaller than the set)."""
-    nq, nc = stops.shape
-    n = hyps.shape[0]
-    going = np.zeros((nq, nc), dtype=np.int64)
-    lbq = np.empty(nq, dtype=np.int64)
-    lbw = np.empty(nq, dtype=np.int64)
-    useful = np.empty(nq, dtype=np.bool_)
-    for q in range(nq):
+    """(going, lbq, lbw, useful) of the queries `active`, one row each: the sizes of
+    each one's parts that go on (queries x codes), its lower bounds on the total and the
+    depth, and whether it splits the set or ends the game for part of it (its largest
+    going part is smaller than the set)."""
+    nc = stops.shape[1]
+    na, n = active.shape[0], hyps.shape[0]
+    going = np.zeros((na, nc), dtype=np.int64)
+    lbq = np.empty(na, dtype=np.int64)
+    lbw = np.empty(na, dtype=np.int64)
+    useful = np.empty(na, dtype=np.bool_)
+    for a in range(na):
+        q = active[a]
         row = codes[q]
-        g = going[q]
+        g = going[a]
         for j in range(n):
             g[row[hyps[j]]] += 1
         total, worst, largest = n, 1, 0
@@ -50,21 +54,23 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                 worst = 1 + lb_worst[k]
             if k > largest:
                 largest = k
-        lbq[q], lbw[q], useful[q] = total, worst, largest < n
+        lbq[a], lbw[a], useful[a] = total, worst, largest < n
     return going, lbq, lbw, useful
 
 
 @njit(cache=True, nogil=True)
 def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-                 lb_total: np.ndarray, lb_worst: np.ndarray, allowed: np.ndarray,
-                 none: int) -> tuple[int, int]:
-    """The least lower bounds on the total and on the depth over the allowed useful
-    queries (each least on its own); (none, none) when no allowed query is useful."""
-    nq, nc = stops.shape
+                 lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
+                 allowed: np.ndarray, none: int) -> tuple[int, int]:
+    """The least lower bounds on the total and on the depth over the queries `active`
+    that are allowed and useful (each least on its own); (none, none) when there is
+    none."""
+    nc = stops.shape[1]
     n = hyps.shape[0]
     counts = np.zeros(nc, dtype=np.int64)
     best_total, best_worst = none, none
-    for q in range(nq):
+    for a in range(active.shape[0]):
+        q = active[a]
         if not allowed[q]:
             continue
         counts[:] = 0
@@ -89,4 +95,48 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     return best_total, best_worst
 
 
-__all__ = ["least_bounds", "part_sizes"]
+@njit(cache=True, nogil=True)
+def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                  active: np.ndarray) -> np.ndarray:
+    """The queries of `active` (ascending) whose rows at `hyps` -- each hypothesis's code
+    and whether it ends the game -- no earlier query of `active` has: a query dropped
+    has the same parts as one kept, at `hyps` and at every subset of it. Rows are
+    hashed, and rows with equal hashes compared in full."""
+    na, n = active.shape[0], hyps.shape[0]
+    keys = np.empty(na, dtype=np.uint64)
+    for a in range(na):
+        q = active[a]
+        row = codes[q]
+        h = np.uint64(14695981039346656037)
+        for j in range(n):
+            c = row[hyps[j]]
+            v = np.uint64(2 * c + (1 if stops[q, c] else 0) + 1)
+            h = (h ^ v) * np.uint64(1099511628211)
+        keys[a] = h
+    order = np.argsort(keys, kind="mergesort")  # stable: ascending queries among equals
+    keep = np.ones(na, dtype=np.bool_)
+    start = 0
+    while start < na:
+        end = start + 1
+        while end < na and keys[order[end]] == keys[order[start]]:
+            end += 1
+        for x in range(start + 1, end):
+            qx = active[order[x]]
+            for y in range(start, x):
+                if not keep[order[y]]:
+                    continue
+                qy = active[order[y]]
+                same = True
+                for j in range(n):
+                    c = codes[qx, hyps[j]]
+                    if c != codes[qy, hyps[j]] or stops[qx, c] != stops[qy, c]:
+                        same = False
+                        break
+                if same:
+                    keep[order[x]] = False
+                    break
+        start = end
+    return active[keep]
+
+
+__all__ = ["distinct_rows", "least_bounds", "part_sizes"]

@@ -49,21 +49,29 @@ class OutcomeTable:
         flat = (self.codes[:, hyps] + self.offsets).ravel()
         return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
 
-    def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every query's going part sizes at `hyps` and the lower bounds they give
-        (outcome_kernels.part_sizes): (going, lbq, lbw, useful)."""
+    def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
+                   active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The queries `active`'s going part sizes at `hyps` and the lower bounds they
+        give (outcome_kernels.part_sizes): (going, lbq, lbw, useful), a row each."""
         from sleuth.solver.infoset.outcome_kernels import part_sizes
 
-        return part_sizes(self.small, hyps, self.stops, lb_total, lb_worst)
+        return part_sizes(self.small, hyps, self.stops, lb_total, lb_worst, active)
 
     def least_bounds(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
-                     allowed: np.ndarray, none: int) -> tuple[int, int]:
+                     active: np.ndarray, allowed: np.ndarray, none: int) -> tuple[int, int]:
         """The least lower bounds on the total and the depth at `hyps` over the allowed
-        useful queries (outcome_kernels.least_bounds)."""
+        useful queries of `active` (outcome_kernels.least_bounds)."""
         from sleuth.solver.infoset.outcome_kernels import least_bounds
 
-        return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, allowed, none)
+        return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, active,
+                            allowed, none)
+
+    def distinct(self, hyps: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """The queries of `active` that part `hyps` as no earlier one of them does
+        (outcome_kernels.distinct_rows)."""
+        from sleuth.solver.infoset.outcome_kernels import distinct_rows
+
+        return distinct_rows(self.small, hyps, self.stops, active)
 
 
 __all__ = ["OutcomeTable"]

@@ -60,10 +60,14 @@ class _Permutations:
         self.queries = queries
 
     def stabiliser(self, members: np.ndarray) -> np.ndarray:
-        """The symmetries (indices) that map the set of hypotheses `members` onto itself."""
+        """The symmetries (indices) that map the set of hypotheses `members` onto itself
+        (tried on the first 64 members first: most fail there)."""
         inside = np.zeros(self.hyps.shape[1], dtype=bool)
         inside[members] = True
-        return np.flatnonzero(inside[self.hyps[:, members]].all(axis=1))
+        some = np.flatnonzero(inside[self.hyps[:, members[:64]]].all(axis=1))
+        if len(members) <= 64:
+            return some
+        return some[inside[self.hyps[np.ix_(some, members)]].all(axis=1)]
 
     def fixing(self, stab: np.ndarray, query: int) -> np.ndarray:
         """Those of `stab` that map `query` to itself: they map each part of its outcome
@@ -161,9 +165,12 @@ class Transpositions(_Permutations):
     inherit = False
 
     def __init__(self, found: list[Found], size: int):
-        super().__init__(np.stack([g.hyps for g in found]), np.stack([g.queries for g in found]))
+        super().__init__(np.stack([g.hyps for g in found]).astype(np.int32),
+                         np.stack([g.queries for g in found]).astype(np.int32))
         self.names = [g.name for g in found]
-        self.generators = [g.name for g in found if g.pair[1] == g.pair[0] + 1]  # for reports
+        self.generators = [g.name for g in found  # for reports
+                           if g.kind != "both" and g.pair[1] == g.pair[0] + 1]
+        self.swaps = np.array([g.kind != "both" for g in found])  # the plain swaps
         self.nqueries = self.queries.shape[1]
         self.size = size  # the order of the group they generate
 
@@ -181,9 +188,10 @@ class Transpositions(_Permutations):
 
 
 def hypothesis_firsts(group: Transpositions) -> np.ndarray:
-    """The first hypothesis of each orbit of the whole group."""
+    """The first hypothesis of each orbit of the whole group (the plain swaps generate
+    it)."""
     hyps = group.hyps.shape[1]
-    return np.flatnonzero(_least_labels(group.hyps) == np.arange(hyps))
+    return np.flatnonzero(_least_labels(group.hyps[group.swaps]) == np.arange(hyps))
 
 
 @dataclass
@@ -210,7 +218,8 @@ def links(group: Transpositions) -> Links:
     levels = []
     while len(frontier):
         reached = []
-        for k, image in enumerate(group.hyps):
+        for k in np.flatnonzero(group.swaps).tolist():  # the plain swaps reach every orbit
+            image = group.hyps[k]
             img = image[frontier]
             fresh = parent[img] < 0
             img, first = np.unique(img[fresh], return_index=True)
@@ -274,6 +283,15 @@ def transpositions(game: Game, query_ranks: np.ndarray,
                 q = _mapped(query_ranks, query_ranks, m, length, kind, perm)
                 if h is not None and q is not None:  # members of the group: always
                     found.append(Found(f"{kind} {a} <-> {b}", kind, (a, b), h, q))
+    # A swap of two positions together with a swap of two values (they commute, so the
+    # product is its own inverse): after a query such as 0123, the sets are mapped onto
+    # themselves by swapping positions i, j and values i, j at once, never by either
+    # alone, so without these a set's stabiliser would miss them.
+    values = [g for g in found if g.kind == "values"]
+    for pos in [g for g in found if g.kind == "positions"]:
+        for val in values:
+            found.append(Found(f"{pos.name} with {val.name}", "both", pos.pair,
+                               pos.hyps[val.hyps], pos.queries[val.queries]))
     return Transpositions(found, order)
 
 

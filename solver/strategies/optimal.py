@@ -92,6 +92,7 @@ class OptimalSearch:
         self.memo: dict[Any, Any] = {}
         self.floors: dict[bytes, tuple[int, int]] = {}  # floor() per set
         self.everyone = np.ones(len(self.queries), dtype=bool)
+        self.everywhere = np.arange(len(self.queries), dtype=np.int64)
         self.nodes = 0
 
     # -- set-up
@@ -149,11 +150,12 @@ class OptimalSearch:
             self.signature[hyps] == self.signature[hyps[0]]))
 
     def solve(self, hyps: np.ndarray, depth: int | None, bound: int,
-              stab: np.ndarray | None = None) -> tuple | int:
+              stab: np.ndarray | None = None, active: np.ndarray | None = None) -> tuple | int:
         """(total, worst, query index) of the best tree for `hyps` within `depth` queries
         (None: no limit), if its total is at most `bound`; else a lower bound > bound.
         `stab`: symmetries (indices into the group) known to map `hyps` onto itself --
-        those of the observations so far; None: found here."""
+        those of the observations so far; None: found here. `active`: queries that part
+        `hyps` in every way any query does (those distinct at a superset); None: all."""
         n = len(hyps)
         if self.terminal(hyps):
             return (0, 0, -1)
@@ -168,7 +170,8 @@ class OptimalSearch:
         self.nodes += 1
         if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
             stab = self.symmetry.stabiliser(hyps)
-        best = self._search(hyps, depth, bound, stab)
+        active = self.table.distinct(hyps, self.everywhere if active is None else active)
+        best = self._search(hyps, depth, bound, stab, active)
         if best is None:
             self.memo[key] = max(bound + 1, hit or 0)
             return self.memo[key]
@@ -176,32 +179,34 @@ class OptimalSearch:
         return best
 
     def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
-                stab: np.ndarray | None) -> tuple | None:
-        order, lbq, lbw, krank, going = self.ordered(hyps, depth, stab)
+                stab: np.ndarray | None, active: np.ndarray) -> tuple | None:
+        order, lbq, lbw, krank, going = self.ordered(hyps, depth, stab, active)
         best: tuple | None = None
         for i in order:
             if lbq[i] > bound or (best is not None and
                                   (lbq[i], lbw[i], krank[i]) >= best[:3]):
                 break
-            tree = self._try(hyps, self.codes[i, hyps], going[i], depth,
+            q = int(active[i])
+            tree = self._try(hyps, self.codes[q, hyps], going[i], depth,
                              bound if best is None else min(bound, best[0]),
-                             None if stab is None else self.symmetry.fixing(stab, i))
+                             None if stab is None else self.symmetry.fixing(stab, q), active)
             if tree is not None:
-                cand = (tree[0], tree[1], int(krank[i]), i)
+                cand = (tree[0], tree[1], int(krank[i]), q)
                 if best is None or cand < best:
                     best = cand
         return None if best is None else (best[0], best[1], best[3])
 
-    def scores(self, hyps: np.ndarray) -> tuple:
-        """Every query at `hyps`: its going part sizes, whether it is useful (it splits the
-        set or ends the game for part of it; with consistent guesses, only possible ones),
-        the lower bounds of its total and depth, and whether it may be the secret:
-        (going, useful, lbq, lbw, possible). In numpy terms (the kernel is compiled):
-        counts = table.counts(hyps), going = where(stops, 0, counts), useful =
-        going.max(1) < n, lbq = n + lb_total[going].sum(1), lbw = 1 +
+    def scores(self, hyps: np.ndarray, active: np.ndarray) -> tuple:
+        """The queries `active` at `hyps`, a row each: the going part sizes, whether it is
+        useful (it splits the set or ends the game for part of it; with consistent
+        guesses, only possible ones), the lower bounds of its total and depth, and
+        whether it may be the secret: (going, useful, lbq, lbw, possible). In numpy terms
+        (the kernel is compiled): counts = table.counts(hyps), going = where(stops, 0,
+        counts), useful = going.max(1) < n, lbq = n + lb_total[going].sum(1), lbw = 1 +
         lb_worst[going].max(1)."""
-        going, lbq, lbw, useful = self.table.part_sizes(hyps, self.lb_total, self.lb_worst)
-        possible = self.possible(hyps)
+        going, lbq, lbw, useful = self.table.part_sizes(hyps, self.lb_total, self.lb_worst,
+                                                        active)
+        possible = self.possible(hyps)[active]
         if self.candidates.guesses == "consistent":
             useful &= possible
         return going, useful, lbq, lbw, possible
@@ -214,10 +219,11 @@ class OptimalSearch:
             return (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
         return (self.table.counts(hyps) * self.stops).sum(axis=1) > 0
 
-    def floor(self, hyps: np.ndarray) -> tuple[int, int]:
+    def floor(self, hyps: np.ndarray, active: np.ndarray) -> tuple[int, int]:
         """Lower bounds on the total and the depth of any tree for `hyps`, one query deeper
         than the size bounds: the least, over the useful queries, of the size bounds of
-        their parts (plus the query). Kept per set."""
+        their parts (plus the query). Kept per set. `active`: the queries that part
+        `hyps` in every way any query does."""
         n = len(hyps)
         if n <= 2 or self.terminal(hyps):
             return int(self.lb_total[n]), int(self.lb_worst[n])
@@ -226,7 +232,8 @@ class OptimalSearch:
         if got is None:
             allowed = (self.possible(hyps) if self.candidates.guesses == "consistent"
                        else self.everyone)
-            got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, allowed, NO_TREE)
+            got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
+                                          allowed, NO_TREE)
             self.floors[key] = got = (int(got[0]), int(got[1]))
         return got
 
@@ -236,15 +243,18 @@ class OptimalSearch:
         hit = self.memo.get(self.key(hyps, depth))
         return 0 if hit is None else hit[0] if isinstance(hit, tuple) else int(hit)
 
-    def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None) -> tuple:
+    def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None,
+                active: np.ndarray | None = None) -> tuple:
         """The useful queries at `hyps` in the order they are tried (by the lower bounds
-        of their total and depth, then tie-break K), with those bounds, K's ranks, each
-        query's going part sizes: (order, lbq, lbw, krank, going)."""
+        of their total and depth, then tie-break K), with those bounds, K's ranks and
+        each one's going part sizes: (order, lbq, lbw, krank, going), all positions in
+        `active` (the queries searched; None: all)."""
         q = len(self.queries)
-        going, useful, lbq, lbw, possible = self.scores(hyps)
+        active = self.everywhere if active is None else active
+        going, useful, lbq, lbw, possible = self.scores(hyps, active)
         if stab is not None:  # one query per orbit of the stabiliser of `hyps`
-            useful &= self.symmetry.representatives(stab)
-        krank = np.where(possible, 0, q) + np.arange(q)
+            useful &= self.symmetry.representatives(stab)[active]
+        krank = np.where(possible, 0, q) + active
         if depth is not None:
             useful &= lbw <= depth
         order = np.lexsort((krank, lbw, lbq))
@@ -271,8 +281,10 @@ class OptimalSearch:
         return out
 
     def _try(self, hyps: np.ndarray, row: np.ndarray, going: np.ndarray, depth: int | None,
-             limit: int, stab: np.ndarray | None) -> tuple[int, int] | None:
-        """The best tree under one query, if its total is at most `limit`."""
+             limit: int, stab: np.ndarray | None, active: np.ndarray | None = None
+             ) -> tuple[int, int] | None:
+        """The best tree under one query, if its total is at most `limit`. `active`: the
+        queries that part `hyps` in every way any query does (None: all)."""
         parts = [hyps[row == c] for c in np.flatnonzero(going).tolist()]
         parts.sort(key=len, reverse=True)
         total, worst = len(hyps), 1
@@ -284,7 +296,7 @@ class OptimalSearch:
         for j, part in enumerate(parts):
             if total + rest > limit:
                 return None
-            low, deep = self.floor(part)
+            low, deep = self.floor(part, self.everywhere if active is None else active)
             low = max(low, self.known(part, child_depth))
             rest += low - lows[j]
             lows[j] = low
@@ -294,7 +306,7 @@ class OptimalSearch:
             return None
         for part, low in zip(parts, lows, strict=True):
             rest -= low
-            got = self.solve(part, child_depth, limit - total - rest, stab)
+            got = self.solve(part, child_depth, limit - total - rest, stab, active)
             if not isinstance(got, tuple) or total + got[0] + rest > limit:
                 return None  # (a kept exact value may exceed the bound asked for)
             total += got[0]
