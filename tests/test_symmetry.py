@@ -221,3 +221,40 @@ def test_a_large_game_reports_its_orbits_and_refuses_an_exact_search(capsys):
     with pytest.raises(SystemExit) as stop:
         sleuth(["evaluate", *mm58, "--strategy", "optimal"])
     assert stop.value.code == 1 and "over the 512 MiB budget" in capsys.readouterr().err
+
+
+def test_positions_swapped_with_values_fix_the_sets_after_a_query():
+    """After (0, 1, 2) in 3-digit Bulls and Cows, swapping positions i, j together with
+    digits i, j maps each part onto itself while neither swap alone does: the
+    stabiliser holds such products (each a symmetry of the matrix), there are fewer
+    query orbits than with the plain swaps, and the part's proven optimum and chosen
+    query are those of the search with no symmetry."""
+    from sleuth.solver.strategies.optimal import NO_TREE, OptimalSearch
+
+    game = load_game(SPECS / "bulls-and-cows.yaml", {"digits": 3})
+    search = OptimalSearch(Candidates(game, "any"))
+    group = search.symmetry
+    assert type(group).__name__ == "Transpositions"
+    first = search.queries.index(next(q for q in search.queries
+                                      if search.candidates.args(q)["g"] == (0, 1, 2)))
+    codes = search.codes
+    fewer = 0
+    for code in np.unique(codes[first]).tolist():
+        part = np.flatnonzero(codes[first] == code).astype(np.int64)
+        if len(part) < 20 or search.stops[first, code]:
+            continue
+        stab = group.stabiliser(part)
+        both = [k for k in stab.tolist() if not group.swaps[k]]
+        assert both, code
+        for k in both:
+            h, q = group.hyps[k], group.queries[k]
+            assert np.array_equal(np.sort(h[part]), part)
+            assert np.array_equal(codes[np.ix_(q, h)], codes)
+        plain = stab[group.swaps[stab]]
+        fewer += group.representatives(stab).sum() < group.representatives(plain).sum()
+        if len(part) <= 21:
+            with_symmetry = search.solve(part, None, NO_TREE - 1)
+            bare = OptimalSearch(Candidates(game, "any"))
+            bare.symmetry = None
+            assert bare.solve(part, None, NO_TREE - 1) == with_symmetry
+    assert fewer >= 3  # (with no digit of 0, 1, 2 in the secret, plain swaps fix the set)
