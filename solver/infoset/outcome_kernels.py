@@ -22,6 +22,28 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
+def _bounds(counts: np.ndarray, q: int, n: int, stops: np.ndarray, lb_total: np.ndarray,
+            lb_worst: np.ndarray) -> tuple[int, int, int]:
+    """Query q's lower bounds on the total and the depth at a set of n from its part
+    sizes `counts` (whose parts that end the game are set to 0 here), and its largest
+    going part."""
+    total, worst, largest = n, 1, 0
+    for c in range(counts.shape[0]):
+        k = counts[c]
+        if k == 0:
+            continue
+        if stops[q, c]:
+            counts[c] = 0
+            continue
+        total += lb_total[k]
+        if 1 + lb_worst[k] > worst:
+            worst = 1 + lb_worst[k]
+        if k > largest:
+            largest = k
+    return total, worst, largest
+
+
+@njit(cache=True, nogil=True)
 def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -41,19 +63,7 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
         g = going[a]
         for j in range(n):
             g[row[hyps[j]]] += 1
-        total, worst, largest = n, 1, 0
-        for c in range(nc):
-            k = g[c]
-            if k == 0:
-                continue
-            if stops[q, c]:
-                g[c] = 0
-                continue
-            total += lb_total[k]
-            if 1 + lb_worst[k] > worst:
-                worst = 1 + lb_worst[k]
-            if k > largest:
-                largest = k
+        total, worst, largest = _bounds(g, q, n, stops, lb_total, lb_worst)
         lbq[a], lbw[a], useful[a] = total, worst, largest < n
     return going, lbq, lbw, useful
 
@@ -77,16 +87,7 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
         row = codes[q]
         for j in range(n):
             counts[row[hyps[j]]] += 1
-        total, worst, largest = n, 1, 0
-        for c in range(nc):
-            k = counts[c]
-            if k == 0 or stops[q, c]:
-                continue
-            total += lb_total[k]
-            if 1 + lb_worst[k] > worst:
-                worst = 1 + lb_worst[k]
-            if k > largest:
-                largest = k
+        total, worst, largest = _bounds(counts, q, n, stops, lb_total, lb_worst)
         if largest < n:
             if total < best_total:
                 best_total = total
