@@ -3,6 +3,8 @@ searches (optimal, look-ahead) work from."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from sleuth.compiler.api import BudgetError
@@ -39,7 +41,6 @@ class OutcomeTable:
             for i, query in enumerate(self.queries):
                 for c in np.unique(self.codes[i]).tolist():
                     self.stops[i, c] = candidates.stops(query, int(c))
-        self.small = self.codes.astype(np.uint8 if self.ncodes <= 256 else np.int32)
         self.symmetry = (detect(game, self.codes, blocks[0].ranks)
                          if len(blocks) == 1 and blocks[0].secret_like else None)
 
@@ -48,6 +49,12 @@ class OutcomeTable:
         q = len(self.queries)
         flat = (self.codes[:, hyps] + self.offsets).ravel()
         return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+
+    @cached_property
+    def small(self) -> np.ndarray:
+        """The codes in the narrowest integer type, for the compiled loops (made when the
+        optimal search first asks; look-ahead never does)."""
+        return self.codes.astype(np.uint8 if self.ncodes <= 256 else np.int32)
 
     def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
                    active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -91,8 +91,8 @@ class OptimalSearch:
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
         self.memo: dict[Any, Any] = {}
         self.floors: dict[bytes, tuple[int, int]] = {}  # floor() per set
-        self.everyone = np.ones(len(self.queries), dtype=bool)
-        self.everywhere = np.arange(len(self.queries), dtype=np.int64)
+        self.all_allowed = np.ones(len(self.queries), dtype=bool)
+        self.all_queries = np.arange(len(self.queries), dtype=np.int64)
         self.nodes = 0
 
     # -- set-up
@@ -170,7 +170,7 @@ class OptimalSearch:
         self.nodes += 1
         if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
             stab = self.symmetry.stabiliser(hyps)
-        active = self.table.distinct(hyps, self.everywhere if active is None else active)
+        active = self.table.distinct(hyps, self.all_queries if active is None else active)
         best = self._search(hyps, depth, bound, stab, active)
         if best is None:
             self.memo[key] = max(bound + 1, hit or 0)
@@ -231,7 +231,7 @@ class OptimalSearch:
         got = self.floors.get(key)
         if got is None:
             allowed = (self.possible(hyps) if self.candidates.guesses == "consistent"
-                       else self.everyone)
+                       else self.all_allowed)
             got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
                                           allowed, NO_TREE)
             self.floors[key] = got = (int(got[0]), int(got[1]))
@@ -250,7 +250,7 @@ class OptimalSearch:
         each one's going part sizes: (order, lbq, lbw, krank, going), all positions in
         `active` (the queries searched; None: all)."""
         q = len(self.queries)
-        active = self.everywhere if active is None else active
+        active = self.all_queries if active is None else active
         going, useful, lbq, lbw, possible = self.scores(hyps, active)
         if stab is not None:  # one query per orbit of the stabiliser of `hyps`
             useful &= self.symmetry.representatives(stab)[active]
@@ -281,10 +281,9 @@ class OptimalSearch:
         return out
 
     def _try(self, hyps: np.ndarray, row: np.ndarray, going: np.ndarray, depth: int | None,
-             limit: int, stab: np.ndarray | None, active: np.ndarray | None = None
-             ) -> tuple[int, int] | None:
+             limit: int, stab: np.ndarray | None, active: np.ndarray) -> tuple[int, int] | None:
         """The best tree under one query, if its total is at most `limit`. `active`: the
-        queries that part `hyps` in every way any query does (None: all)."""
+        queries that part `hyps` in every way any query does."""
         parts = [hyps[row == c] for c in np.flatnonzero(going).tolist()]
         parts.sort(key=len, reverse=True)
         total, worst = len(hyps), 1
@@ -293,17 +292,15 @@ class OptimalSearch:
         # query that cannot beat the limit is dropped before any part is searched
         lows = [int(self.lb_total[len(p)]) for p in parts]
         rest = sum(lows)
+        if total + rest > limit:
+            return None
         for j, part in enumerate(parts):
-            if total + rest > limit:
-                return None
-            low, deep = self.floor(part, self.everywhere if active is None else active)
+            low, deep = self.floor(part, active)
             low = max(low, self.known(part, child_depth))
             rest += low - lows[j]
             lows[j] = low
-            if child_depth is not None and deep > child_depth:
+            if total + rest > limit or (child_depth is not None and deep > child_depth):
                 return None
-        if total + rest > limit:
-            return None
         for part, low in zip(parts, lows, strict=True):
             rest -= low
             got = self.solve(part, child_depth, limit - total - rest, stab, active)

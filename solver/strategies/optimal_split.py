@@ -84,7 +84,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         return None, {}
     child = None if depth is None else depth - 1
     # The first query: its parts in parallel, largest first, each solved exactly.
-    i = order[0]  # (positions in the list of all queries: the query itself)
+    i = order[0]  # (ordered over all queries: a position is the query's index)
     row = search.codes[i, hyps]
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
