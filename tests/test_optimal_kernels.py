@@ -23,7 +23,8 @@ def numpy_scores(codes, hyps, stops, lb_total, lb_worst):
     going = np.where(stops, 0, counts)
     lbq = len(hyps) + lb_total[going].sum(axis=1)
     lbw = 1 + lb_worst[going].max(axis=1)
-    return going, lbq, lbw, going.max(axis=1) < len(hyps)
+    ends = (counts * stops).sum(axis=1) > 0
+    return going, lbq, lbw, going.max(axis=1) < len(hyps), ends
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -42,7 +43,7 @@ def test_kernels_match_numpy(seed):
         for w, g in zip(want, got, strict=True):
             assert np.array_equal(w, g)
         allowed = rng.random(nq) < 0.7
-        going, lbq, lbw, useful = want
+        going, lbq, lbw, useful, _ = want
         ok = useful & allowed
         least = least_bounds(codes, hyps, stops, lb_total, lb_worst, np.arange(nq), allowed,
                              NO_TREE)

@@ -23,49 +23,51 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def _bounds(counts: np.ndarray, q: int, n: int, stops: np.ndarray, lb_total: np.ndarray,
-            lb_worst: np.ndarray) -> tuple[int, int, int]:
+            lb_worst: np.ndarray) -> tuple[int, int, int, bool]:
     """Query q's lower bounds on the total and the depth at a set of n from its part
-    sizes `counts` (whose parts that end the game are set to 0 here), and its largest
-    going part."""
-    total, worst, largest = n, 1, 0
+    sizes `counts` (whose parts that end the game are set to 0 here), its largest
+    going part, and whether it ends the game for some of the set."""
+    total, worst, largest, ends = n, 1, 0, False
     for c in range(counts.shape[0]):
         k = counts[c]
         if k == 0:
             continue
         if stops[q, c]:
             counts[c] = 0
+            ends = True
             continue
         total += lb_total[k]
         if 1 + lb_worst[k] > worst:
             worst = 1 + lb_worst[k]
         if k > largest:
             largest = k
-    return total, worst, largest
+    return total, worst, largest, ends
 
 
 @njit(cache=True, nogil=True)
 def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(going, lbq, lbw, useful) of the queries `active`, one row each: the sizes of
-    each one's parts that go on (queries x codes), its lower bounds on the total and the
-    depth, and whether it splits the set or ends the game for part of it (its largest
-    going part is smaller than the set)."""
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(going, lbq, lbw, useful, ends) of the queries `active`, one row each: the sizes
+    of each one's parts that go on (queries x codes), its lower bounds on the total and
+    the depth, whether it splits the set or ends the game for part of it (its largest
+    going part is smaller than the set), and whether some of the set ends there."""
     nc = stops.shape[1]
     na, n = active.shape[0], hyps.shape[0]
     going = np.zeros((na, nc), dtype=np.int64)
     lbq = np.empty(na, dtype=np.int64)
     lbw = np.empty(na, dtype=np.int64)
     useful = np.empty(na, dtype=np.bool_)
+    ends = np.empty(na, dtype=np.bool_)
     for a in range(na):
         q = active[a]
         row = codes[q]
         g = going[a]
         for j in range(n):
             g[row[hyps[j]]] += 1
-        total, worst, largest = _bounds(g, q, n, stops, lb_total, lb_worst)
+        total, worst, largest, ends[a] = _bounds(g, q, n, stops, lb_total, lb_worst)
         lbq[a], lbw[a], useful[a] = total, worst, largest < n
-    return going, lbq, lbw, useful
+    return going, lbq, lbw, useful, ends
 
 
 @njit(cache=True, nogil=True)
@@ -87,7 +89,7 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
         row = codes[q]
         for j in range(n):
             counts[row[hyps[j]]] += 1
-        total, worst, largest = _bounds(counts, q, n, stops, lb_total, lb_worst)
+        total, worst, largest, _ = _bounds(counts, q, n, stops, lb_total, lb_worst)
         if largest < n:
             if total < best_total:
                 best_total = total

@@ -57,9 +57,10 @@ class OutcomeTable:
         return self.codes.astype(np.uint8 if self.ncodes <= 256 else np.int32)
 
     def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
-                   active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The queries `active`'s going part sizes at `hyps` and the lower bounds they
-        give (outcome_kernels.part_sizes): (going, lbq, lbw, useful), a row each."""
+                   active: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The queries `active`'s going part sizes at `hyps`, the lower bounds they give,
+        and whether they end the game for some of it (outcome_kernels.part_sizes):
+        (going, lbq, lbw, useful, ends), a row each."""
         from sleuth.solver.infoset.outcome_kernels import part_sizes
 
         return part_sizes(self.small, hyps, self.stops, lb_total, lb_worst, active)

@@ -204,15 +204,16 @@ class OptimalSearch:
         (the kernel is compiled): counts = table.counts(hyps), going = where(stops, 0,
         counts), useful = going.max(1) < n, lbq = n + lb_total[going].sum(1), lbw = 1 +
         lb_worst[going].max(1)."""
-        going, lbq, lbw, useful = self.table.part_sizes(hyps, self.lb_total, self.lb_worst,
-                                                        active)
-        possible = self.possible(hyps)[active]
+        going, lbq, lbw, useful, ends = self.table.part_sizes(
+            hyps, self.lb_total, self.lb_worst, active)
+        possible = self.possible(hyps)[active] if self.secret_like else ends
         if self.candidates.guesses == "consistent":
             useful &= possible
         return going, useful, lbq, lbw, possible
 
     def possible(self, hyps: np.ndarray) -> np.ndarray:
-        """Which queries may be the secret (may end the game) at `hyps`."""
+        """Which queries may be the secret (may end the game) at `hyps` (`scores` has it
+        from the compiled pass when queries are not secrets)."""
         if self.secret_like:
             inside = np.zeros(self.game.hypotheses.size, dtype=bool)
             inside[hyps] = True
