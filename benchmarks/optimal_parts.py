@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from sleuth.compiler import load_game
+from sleuth.compiler.api import parse_overrides
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies.optimal import NO_TREE, OptimalSearch
 
@@ -68,8 +69,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, help="JSON lines, one solved part each")
     args = parser.parse_args()
-    overrides = {k: json.loads(v) if v.lstrip("-").isdigit() else v
-                 for k, v in (s.split("=", 1) for s in args.set)}
+    overrides = parse_overrides(args.set)
     start = time.perf_counter()
     search = _search(args.spec, overrides)
     q, orbits, codes = root(search)
