@@ -21,8 +21,13 @@ specs' expressions).
   card (its 24 codes, clues drawn on a separate stream) in the first and last
   round of every game.
 
+The official list is the decryptogame package's (AGPL-3.0-or-later), so Sleuth ships
+none of it: the first run writes it, with the theme table and the two specs, into a
+folder of your own (examples/decrypto_data.py; --data FOLDER, default
+~/.local/share/sleuth/decrypto), and the games load the specs from there.
+
     python examples/decrypto.py [--games 500] [--rounds 8] [--seed 0] [--workers 2]
-                                [--plot DIR | --write-docs]
+                                [--data FOLDER] [--plot DIR | --write-docs]
 """
 
 from __future__ import annotations
@@ -34,40 +39,45 @@ from functools import partial
 from itertools import permutations
 from pathlib import Path
 
+import decrypto_data
 import numpy as np
 
 try:
     from decryptogame.generators import RandomCodes, RandomKeywordCards
 except ImportError:  # an optional extra (AGPL): say how to get it, not a traceback
-    raise SystemExit("error: this example deals cards with the decryptogame package\n"
-                     "  hint: pip install -e '.[examples]'") from None
+    raise SystemExit(f"error: {decrypto_data.HINT}") from None
 from outputs import chunks, figure, interruptible, output_args, plot_dir, pool_map, shown, wilson
 
-from sleuth.compiler import load_game
+from sleuth.compiler import Game, load_game
 from sleuth.compiler.likelihood import answer_likelihood
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
 
-ROOT = Path(__file__).resolve().parent.parent
-KEYWORD = load_game(ROOT / "specs" / "decrypto-keyword.yaml")
-CODE = load_game(ROOT / "specs" / "decrypto.yaml")
-WORDS = (ROOT / "specs" / "decrypto-words.txt").read_text().split()  # '_' for '-'
-CLUES = (ROOT / "specs" / "decrypto-clues.txt").read_text().split()
 CODES = list(permutations(range(4), 3))  # canonical (lexicographic) order
-EVERY_WORD = np.arange(KEYWORD.hypotheses.size, dtype=np.int64)
 
 
-def score_table() -> np.ndarray:
-    """scores[clue, word] from the CSV (0 where it lists nothing)."""
-    table = np.zeros((len(CLUES), len(WORDS)))
-    with (ROOT / "specs" / "decrypto-scores.csv").open() as f:
+KEYWORD: Game  # the specs and the data, once use(folder) has read them
+CODE: Game
+WORDS: list[str]
+CLUES: list[str]
+EVERY_WORD: np.ndarray
+P_CLUE: np.ndarray  # column w: P(clue | keyword w)
+
+
+def use(folder: Path) -> None:
+    """Read the specs, the list and the score table that decrypto_data wrote into folder."""
+    global KEYWORD, CODE, WORDS, CLUES, EVERY_WORD, P_CLUE
+    KEYWORD = load_game(folder / "decrypto-keyword.yaml")
+    CODE = load_game(folder / "decrypto.yaml")
+    WORDS = (folder / "decrypto-words.txt").read_text().split()  # '_' for '-'
+    CLUES = (folder / "decrypto-clues.txt").read_text().split()
+    EVERY_WORD = np.arange(KEYWORD.hypotheses.size, dtype=np.int64)
+    table = np.zeros((len(CLUES), len(WORDS)))  # scores[clue, word]; 0 where none is listed
+    with (folder / "decrypto-scores.csv").open() as f:
         for row in csv.reader(line for line in f if not line.startswith("#")):
             table[CLUES.index(row[0]), WORDS.index(row[1])] = float(row[2])
-    return table
-
-
-P_CLUE = np.exp(score_table() / KEYWORD.model.params["temperature"])
-P_CLUE /= P_CLUE.sum(axis=0, keepdims=True)  # column w: P(clue | keyword w)
+    P_CLUE = np.exp(table / KEYWORD.model.params["temperature"])
+    P_CLUE /= P_CLUE.sum(axis=0, keepdims=True)
 
 
 def deal(seed: np.random.SeedSequence) -> tuple[list[int], RandomCodes, np.random.Generator]:
@@ -181,15 +191,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--data", type=Path, default=decrypto_data.default_folder(),
+                        metavar="FOLDER", help="where the official list and its specs are "
+                        "written (default: %(default)s)")
     output_args(parser)
     args = parser.parse_args()
     if args.games < 1 or args.rounds < 1 or args.workers < 1:
         raise SystemExit("error: --games, --rounds and --workers must be at least 1")
     start = time.perf_counter()
+    use(decrypto_data.write(args.data))
     out = play(args.games, args.rounds, args.seed, args.workers)
     print(f"{args.games} seeded games (seed {args.seed}), {args.rounds} rounds: the official "
           f"list of {len(WORDS)} keywords (decryptogame's card and code generators), "
-          f"{len(CLUES)} clues, temperature {KEYWORD.model.params['temperature']}")
+          f"{len(CLUES)} clues, temperature {KEYWORD.model.params['temperature']}; "
+          f"specs and list in {args.data}")
     report(out, args.games, args.rounds)
     folder = plot_dir(args)
     if folder:

@@ -35,14 +35,14 @@ from sleuth.solver.infoset.observe import Event, apply_event
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = load_game(ROOT / "specs" / "decrypto-small.yaml")
-WORDS = (ROOT / "specs" / "decrypto-small-words.txt").read_text().split()
-CLUES = (ROOT / "specs" / "decrypto-small-clues.txt").read_text().split()
+WORDS = (ROOT / "specs" / "decrypto-words.txt").read_text().split()
+CLUES = (ROOT / "specs" / "decrypto-clues.txt").read_text().split()
 CODES = list(permutations(range(4), 3))  # canonical (lexicographic) order
 
 
 def score_table() -> np.ndarray:
     table = np.zeros((len(CLUES), len(WORDS)))
-    with (ROOT / "specs" / "decrypto-small-scores.csv").open() as f:
+    with (ROOT / "specs" / "decrypto-scores.csv").open() as f:
         for row in csv.reader(line for line in f if not line.startswith("#")):
             table[CLUES.index(row[0]), WORDS.index(row[1])] = float(row[2])
     return table

@@ -23,10 +23,10 @@ SPECS = ROOT / "specs"
 
 
 def table():
-    words = (SPECS / "decrypto-small-words.txt").read_text().split()
-    clues = (SPECS / "decrypto-small-clues.txt").read_text().split()
+    words = (SPECS / "decrypto-words.txt").read_text().split()
+    clues = (SPECS / "decrypto-clues.txt").read_text().split()
     score = {}
-    with (SPECS / "decrypto-small-scores.csv").open() as f:
+    with (SPECS / "decrypto-scores.csv").open() as f:
         for c, w, s in csv.reader(line for line in f if not line.startswith("#")):
             score[c, w] = float(s)
     p = {(c, w): math.exp(score[c, w]) / sum(math.exp(score[d, w]) for d in clues)
