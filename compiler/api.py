@@ -31,6 +31,7 @@ from sleuth.compiler.domains import (
 )
 from sleuth.compiler.enumerate import Budget, rank_of
 from sleuth.compiler.errors import (
+    BackendError,
     BudgetError,
     EvaluationError,
     Loc,
@@ -59,7 +60,8 @@ from sleuth.compiler.source import Document, scalar_value
 from sleuth.compiler.values import coerce, coerce_text
 
 __all__ = [
-    "COUNTERS", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter", "Document",
+    "COUNTERS", "BackendError", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter",
+    "Document",
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",

@@ -12,14 +12,12 @@ projection to Ganak (in a child process, under a timeout).
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
-from typing import Any
-
 from pysat.card import CardEnc, EncType
 from pysat.formula import CNF
 
 from sleuth.compiler.boolean import FALSE, TRUE, Lowering
+from sleuth.compiler.errors import BudgetError
+from sleuth.compiler.guard import crash, in_child
 
 
 class ClauseBuilder:
@@ -108,42 +106,29 @@ class ClauseBuilder:
 
 
 def projected_count(clauses: list[list[int]], variables: int, show: int,
-                    timeout: float = 30.0) -> int | None:
-    """Ganak's count of the models projected onto variables 1..show; None on timeout."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_ganak, args=(clauses, variables, show, child), daemon=True)
-    proc.start()
-    child.close()
-    try:
-        if parent.poll(timeout):
-            result: Any = parent.recv()
-            return result if isinstance(result, int) else None
-        return None
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        parent.close()
-
-
-def _ganak(clauses: list[list[int]], variables: int, show: int, out: Any) -> None:
-    # Ganak reports progress ("c o intermediate count") on the process's stdout, which
-    # this child shares with the command's own output (a --json answer among them).
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    try:
+                    timeout: float = 30.0) -> int:
+    """Ganak's count of the models projected onto variables 1..show, in a child process
+    (Ganak has no time limit of its own): BudgetError after `timeout` seconds, BackendError
+    with Ganak's own message when it fails or dies."""
+    def count() -> int:
         from pyganak import Counter
 
         counter = Counter()
         counter.new_vars(variables)
         counter.add_clauses(clauses)
         counter.set_sampling_set(range(1, show + 1))
-        out.send(int(counter.count()))
-    except Exception as err:  # reported to the parent as "no count"
-        out.send(repr(err))
-    finally:
-        out.close()
+        return int(counter.count())
+
+    # Ganak reports progress ("c o intermediate count") on the process's stdout, which
+    # the child would share with the command's own output (a --json answer among them).
+    end = in_child(count, timeout=timeout, quiet_stdout=True)
+    if end.kind == "ok":
+        return end.value
+    if end.kind == "error":
+        raise end.value
+    if end.kind == "timeout":
+        raise BudgetError(f"Ganak gave no count within {timeout:.0f} s", hint="use --backend sdd")
+    raise crash("Ganak's projected count", end)
 
 
 __all__ = ["ClauseBuilder", "projected_count"]

@@ -48,7 +48,12 @@ class ObservationError(SleuthError):
 
 
 class BudgetError(SleuthError):
-    """The work asked for exceeds a configured size budget."""
+    """The work asked for exceeds a configured size budget (memory, size or time)."""
+
+
+class BackendError(SleuthError):
+    """A library a backend runs (a model counter, a diagram) crashed or died: not the
+    user's input, but reported as plainly, with its own message and exit status 1."""
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

@@ -5,23 +5,37 @@ prints "calloc failed" and exits the process, after growing to whatever the
 machine gives it. `limited(step, memory_mb, what, hint)` forks, caps the child's
 address space at what it already maps plus `memory_mb`, runs `step()` there and
 returns its (small, picklable) result; a step that builds something large
-writes it to a file, which the parent reads back (compiler/symbolic.py). A
-child that dies, or fails, becomes a BudgetError that names the step and the
-budget, and the parent carries on.
+writes it to a file, which the parent reads back (compiler/symbolic.py).
+`in_child(step, timeout=...)` is the same fork with a wall-clock limit, for a
+counter that may run for ever (compiler/cnf.py).
+
+Each way a child can end is reported as what it is, never as another: a result;
+a user error raised in the child (re-raised here); running out of the budget
+(MemoryError, or a library's "alloc failed" as its last words: BudgetError);
+the time limit (BudgetError); a crash, with the child's own message or its exit
+status and last words (BackendError). The fork is os.fork, not
+multiprocessing's Process, so the guard also works inside a daemonic process (a
+multiprocessing.Pool worker), which multiprocessing forbids to have children.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
+import pickle
 import resource
+import select
+import signal
+import tempfile
+import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from sleuth.compiler.errors import BudgetError, SleuthError
+from sleuth.compiler.errors import BackendError, BudgetError, SleuthError
 
 STATUS = "/proc/self/status"
+MEMORY_WORDS = ("alloc", "memory", "bad_alloc")  # a C library's last words when it ran out
 
 
 def mapped_bytes() -> int:
@@ -36,54 +50,125 @@ def mapped_bytes() -> int:
     return 0
 
 
-def _child(step: Callable[[], Any], limit: int, conn: Any) -> None:
-    # The library's own last words ("calloc failed in ...") are not for the user: the
-    # parent reports the budget instead.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-    if limit:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+@dataclass(frozen=True)
+class Ending:
+    """How a child ended: kind is ok | error | memory | crash | died | timeout."""
+
+    kind: str
+    value: Any = None
+    status: str = ""  # "exit status N" or "signal NAME"
+    last_words: str = ""  # the end of what the child wrote to stderr
+
+    def ran_out(self) -> bool:
+        """Whether a child that died said it could not allocate, or was killed for memory."""
+        said = self.last_words.lower()
+        return self.kind == "memory" or (self.kind == "died" and (
+            any(w in said for w in MEMORY_WORDS) or self.status == "signal SIGKILL"))
+
+
+def _run(step: Callable[[], Any], limit: int, out: int, quiet_stdout: bool) -> None:
+    """The child's side: run step() under the address-space limit, send one pickled
+    (kind, value) to `out`, and leave without running the parent's exit handlers."""
     try:
-        conn.send(("ok", step()))
-    except SleuthError as e:
-        conn.send(("error", e))
-    except MemoryError:
-        conn.send(("memory", None))
-    except BaseException:  # noqa: BLE001 -- reported in the parent, with its text
-        conn.send(("crash", traceback.format_exc(limit=-4)))
+        if quiet_stdout:  # a library's progress lines are not the command's output
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        if limit:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        try:
+            message: tuple[str, Any] = ("ok", step())
+        except SleuthError as e:
+            message = ("error", e)
+        except MemoryError:
+            message = ("memory", None)
+        except BaseException as e:  # noqa: BLE001 -- sent to the parent as a crash, with its text
+            text = "".join(traceback.format_exception_only(type(e), e)).strip()
+            frame = traceback.extract_tb(e.__traceback__)[-1]
+            message = ("crash", f"{text} (in {frame.name}, {os.path.basename(frame.filename)}"
+                                f":{frame.lineno})")
+        try:
+            data = pickle.dumps(message)
+        except Exception as e:  # noqa: BLE001 -- an unpicklable result is the step's bug
+            data = pickle.dumps(("crash", f"the result could not be sent back: {e!r}"))
+        with os.fdopen(out, "wb") as f:
+            f.write(data)
     finally:
-        conn.close()
-        os._exit(0)  # no atexit handlers, no flushing of the parent's buffers twice
+        os._exit(0)
+
+
+def _status(wait_status: int) -> str:
+    if os.WIFSIGNALED(wait_status):
+        return f"signal {signal.Signals(os.WTERMSIG(wait_status)).name}"
+    return f"exit status {os.waitstatus_to_exitcode(wait_status)}"
+
+
+def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
+             timeout: float | None = None, quiet_stdout: bool = False) -> Ending:
+    """step() in a forked child (address space capped at what this process maps plus
+    memory_mb MiB; killed after `timeout` seconds); how it ended."""
+    base = mapped_bytes() if memory_mb is not None else 0
+    limit = base + memory_mb * 2**20 if base and memory_mb is not None else 0
+    with tempfile.TemporaryFile() as err:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: it never returns into the parent's code
+            try:
+                os.close(read)
+                os.dup2(err.fileno(), 2)  # its last words, kept for the parent
+                _run(step, limit, write, quiet_stdout)
+            finally:
+                os._exit(1)
+        os.close(write)
+        data, timed_out = bytearray(), False
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not select.select([read], [], [], wait)[0]:
+                    timed_out = True
+                    os.kill(pid, signal.SIGKILL)
+                    break
+                chunk = os.read(read, 1 << 16)
+                if not chunk:
+                    break
+                data += chunk
+        except BaseException:  # Ctrl-C (or anything else) here: the child goes too
+            os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            os.close(read)
+            _, wait_status = os.waitpid(pid, 0)
+        err.seek(0)
+        last = err.read()[-2000:].decode("utf-8", "replace").strip()
+    status = _status(wait_status)
+    if timed_out:
+        return Ending("timeout", status=status, last_words=last)
+    if not data:
+        return Ending("died", status=status, last_words=last)
+    kind, value = pickle.loads(bytes(data))
+    return Ending(kind, value, status, last)
 
 
 def limited(step: Callable[[], Any], memory_mb: int, what: str, hint: str) -> Any:
     """step() in a forked child whose address space may grow by memory_mb MiB."""
-    if os.name != "posix" or "fork" not in mp.get_all_start_methods():
+    if os.name != "posix":
         return step()  # no fork: run it here, unguarded
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    base = mapped_bytes()
-    limit = base + memory_mb * 2**20 if base else 0
-    proc = ctx.Process(target=_child, args=(step, limit, child), daemon=True)
-    proc.start()
-    child.close()
-    try:
-        kind, value = parent.recv()
-    except EOFError:  # the child died: a C library's exit() or a signal
-        kind, value = "memory", None
-    except KeyboardInterrupt:
-        proc.kill()
-        raise
-    finally:
-        proc.join()
-        parent.close()
-    if kind == "ok":
-        return value
-    if kind == "error":
-        raise value
-    if kind == "memory":
+    end = in_child(step, memory_mb=memory_mb)
+    if end.kind == "ok":
+        return end.value
+    if end.kind == "error":
+        raise end.value
+    if end.ran_out():
         raise BudgetError(f"{what} needs more than the {memory_mb:,} MiB memory budget "
-                          f"(exit status {proc.exitcode})", hint=hint)
-    raise RuntimeError(f"{what} failed in its child process:\n{value}")
+                          f"({end.status})", hint=hint)
+    raise crash(what, end)
 
 
-__all__ = ["limited", "mapped_bytes"]
+def crash(what: str, end: Ending) -> BackendError:
+    """The error for a child that crashed or died, with its own words."""
+    if end.kind == "crash":
+        return BackendError(f"{what} failed: {end.value}")
+    words = f"; its last words: {end.last_words[-500:]}" if end.last_words else ""
+    return BackendError(f"{what} died ({end.status}){words}")
+
+
+__all__ = ["Ending", "crash", "in_child", "limited", "mapped_bytes"]

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from sleuth.compiler import ir
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS
 from sleuth.compiler.domains import Domain
+from sleuth.compiler.errors import EvaluationError
 from sleuth.compiler.interpret import evaluate
 
 # Kinds. A value unchanged by the relabelling, one relabelled value, a collection of
@@ -180,7 +181,7 @@ class PositionPass(_Pass):
             return False
         try:
             return (evaluate(node.lo, {}), evaluate(node.hi, {})) == (0, self.length - 1)
-        except Exception:  # noqa: BLE001 - not a constant after all: no claim
+        except EvaluationError:  # not a constant after all: no claim
             return False
 
     def call(self, relabel: str, kinds: list[str | None]) -> str | None:

@@ -59,10 +59,13 @@ class Session:
         """The saved steps, checked again against the spec."""
         out = []
         for k, step in enumerate(self.steps, 1):
+            if not isinstance(step, dict) or not isinstance(step.get("query"), str) or \
+                    not isinstance(step.get("args", {}), dict):
+                raise ObservationError(f"{self.path}, step {k}: malformed step",
+                                       hint="a step is {query: name, args: {...}, "
+                                            "feedback | answer: ...}")
             try:
                 out.append(step_event(game, step))
-            except (KeyError, TypeError, AttributeError):
-                raise ObservationError(f"{self.path}, step {k}: malformed step") from None
             except ObservationError as err:
                 raise ObservationError(f"{self.path}, step {k}: {err.message}",
                                        hint=err.hint) from None
