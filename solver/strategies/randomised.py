@@ -1,13 +1,19 @@
-"""The random baselines: any allowed query, or any possible secret (seeded)."""
+"""The random baselines: any allowed query, or any possible secret (seeded).
+
+Each draw comes from a generator seeded by the strategy's seed and the queries and
+feedback so far, so the strategy is a function of the information set: the tree that
+`evaluate` walks (in any order, on any number of workers) is the one a game per secret
+plays.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
 
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.infoset.queries import AnyBelief, Query
 from sleuth.solver.strategies.base import Strategy
 
 
@@ -18,9 +24,10 @@ class RandomQuery(Strategy):
     deterministic = False
     consistent_only = False
 
-    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
-        super().__init__(candidates, seed, **options)
-        self.rng = np.random.default_rng(seed)
+    def rng(self, belief: AnyBelief) -> np.random.Generator:
+        """The generator of the draw at this point of a game: seed and history."""
+        digest = hashlib.blake2b(repr(belief.history).encode(), digest_size=8).digest()
+        return np.random.default_rng([self.seed, int.from_bytes(digest, "little")])
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
@@ -34,7 +41,7 @@ class RandomQuery(Strategy):
         if total == 0:
             raise SleuthError("no allowed query is a possible secret",
                               hint="random-consistent needs a query that can be a secret")
-        k = int(self.rng.integers(total))
+        k = int(self.rng(belief).integers(total))
         for b, pos in options:
             if k < len(pos):
                 return Query(b.action.name, int(b.ranks[pos[k]]))
