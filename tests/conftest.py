@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from functools import cache
 from pathlib import Path
 
@@ -12,6 +14,24 @@ from sleuth.compiler import Game, load_game
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted((ROOT / "specs").glob("*.yaml"))
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Tests that drive Chromium are skipped without it, except under CI (CI=true), where .ci/run
+# has installed it: a browser missing there is a failure, not a skip.
+needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
+                                    reason="no Chromium (apt-get install chromium; .ci/run "
+                                           "does)")
+
+
+def counts_agree(backend: str, estimate: float, exact: int) -> bool:
+    """A backend's count against the exact one: equal, or for `approx` within the stated
+    guarantee, exact / (1 + epsilon) <= estimate <= (1 + epsilon) exact."""
+    from sleuth.compiler.counters.approx import EPSILON
+
+    if backend != "approx":
+        return estimate == exact
+    return exact / (1 + EPSILON) <= estimate <= exact * (1 + EPSILON)
 
 
 @cache

@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import shutil
 import subprocess
 from collections import Counter
 
@@ -25,7 +24,7 @@ from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.interfaces.cli import cli
 from sleuth.solver.strategies import make_strategy
-from tests.conftest import ROOT
+from tests.conftest import CHROMIUM, ROOT, needs_chromium
 
 
 def run(*args: str) -> dict:
@@ -117,14 +116,12 @@ def test_report_files(tmp_path):
     assert data["lengths"]["histogram"] == {"3": 24}
 
 
-@pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
-                    reason="headless Chromium is not installed")
+@needs_chromium
 def test_report_renders_in_headless_chromium(tmp_path):
     out = tmp_path / "report"
     run("analyse", str(ROOT / "specs" / "mastermind.yaml"), "--out", str(out))
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
     shot = tmp_path / "shot.png"
-    result = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+    result = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                              f"--screenshot={shot}", "--window-size=1000,2400",
                              (out / "report.html").as_uri()],
                             capture_output=True, text=True, timeout=120)

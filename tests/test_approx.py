@@ -13,11 +13,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sleuth.compiler.counters.approx import EPSILON
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.infoset.counted import CountedBelief
 from sleuth.solver.infoset.observe import Event, apply_event
-from tests.conftest import game
+from tests.conftest import counts_agree, game
 
 
 def score(guess: tuple[int, ...], code: tuple[int, ...]) -> dict[str, int]:
@@ -34,7 +33,7 @@ def three_guesses(pegs: int, colours: int, seed: int) -> list[Event]:
 
 
 def within(estimate: int, exact: int) -> bool:
-    return exact / (1 + EPSILON) <= estimate <= exact * (1 + EPSILON)
+    return counts_agree("approx", estimate, exact)
 
 
 def observed(g, backend: str, events: list[Event]):

@@ -7,7 +7,6 @@ view's analysis against `sleuth analyse`."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,15 +18,10 @@ from click.testing import CliRunner
 import sleuth
 from sleuth.solver.interfaces.cli import cli
 from sleuth.solver.interfaces.web.app import create_app, serving
-from tests.conftest import ROOT
+from tests.conftest import CHROMIUM, ROOT, needs_chromium
 from tests.test_serve import mastermind_feedback
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# Skipped without Chromium, except under CI (CI=true), where .ci/run has installed it: a
-# browser missing there is a failure, not a skip.
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"),
-    reason="no Chromium (apt-get install chromium; .ci/run does)")]
+pytestmark = [pytest.mark.slow, needs_chromium]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 

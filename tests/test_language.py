@@ -213,6 +213,7 @@ def test_feedback_matrix_equals_interpreter_on_features(features):
     hyps = np.arange(0, g.hypotheses.size, 41)
     codes = g.feedback_matrix("probe", ranks, hyps)
     coder = g.coder("probe")
+    compared = 0
     for i, r in enumerate(ranks):
         args = space.value(r)
         for j, h in enumerate(hyps):
@@ -221,6 +222,8 @@ def test_feedback_matrix_equals_interpreter_on_features(features):
             except EvaluationError:
                 continue
             assert coder.decode(codes[i, j]) == expected
+            compared += 1
+    assert compared >= codes.size // 2 and compared >= 1000  # the rest: evaluation errors
 
 
 def test_interpreter_raises_evaluation_errors():
