@@ -120,6 +120,7 @@ def test_report_files(tmp_path):
 def test_report_renders_in_headless_chromium(tmp_path):
     out = tmp_path / "report"
     run("analyse", str(ROOT / "specs" / "mastermind.yaml"), "--out", str(out))
+    assert CHROMIUM, "no Chromium under CI: .ci/run installs it"
     shot = tmp_path / "shot.png"
     result = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                              f"--screenshot={shot}", "--window-size=1000,2400",
