@@ -26,6 +26,7 @@ from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper, has_stop
 from sleuth.solver.strategies import Strategy
+from sleuth.solver.wording import counted
 
 MAX_DEPTH = 1000
 SPLIT_DEPTH = 1  # with workers, the subtrees this many queries down are walked on them
@@ -204,7 +205,7 @@ class _Walker:
         if depth >= MAX_DEPTH or (self.game.model.max_queries is not None
                                   and depth >= self.game.model.max_queries):
             raise SleuthError(
-                f"{len(targets)} secrets are still unsolved after {depth} queries "
+                f"{counted(len(targets), 'secret')} still unsolved after {counted(depth, 'query')} "
                 f"(strategy {self.strategy.name})",
                 hint="the strategy may be unable to separate the remaining hypotheses")
         query = self.first if depth == 0 and self.first is not None else \

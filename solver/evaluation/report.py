@@ -20,6 +20,7 @@ matplotlib.use("Agg")  # files only, never a window
 import matplotlib.pyplot as plt  # noqa: E402
 
 from sleuth.solver.evaluation.analysis import Analysis  # noqa: E402
+from sleuth.solver.wording import counted
 
 FIGURES = ("first-moves", "entropy-per-round", "game-lengths")
 MAX_BARS = 30  # first-move classes shown in the bar chart (the best ones)
@@ -64,8 +65,8 @@ def plot_first_moves(a: Analysis):
     ax.set_xticks(list(xs), [_label(c.example) for c in classes], rotation=60, ha="right",
                   fontsize=8)
     ax.set_ylabel("expected entropy after (bits)")
-    ax.set_title(f"{a.game}: first moves ({a.first_move_queries:,} queries, "
-                 f"{len(a.first_moves)} classes)")
+    ax.set_title(f"{a.game}: first moves ({counted(a.first_move_queries, 'query')}, "
+                 f"{counted(len(a.first_moves), 'class')})")
     ax.axhline(a.entropy_bits, color="grey", linestyle=":", linewidth=1)
     return fig
 
@@ -99,13 +100,14 @@ def markdown(a: Analysis) -> str:
     lines = [
         f"# {a.game}: design analysis",
         "",
-        f"Strategy `{a.strategy}`; {a.hypotheses:,} hypotheses, {a.entropy_bits:.4f} bits.",
+        f"Strategy `{a.strategy}`; {counted(a.hypotheses, 'hypothesis')}, "
+        f"{a.entropy_bits:.4f} bits.",
         "",
         f"- **spatial interest** {a.spatial:.4f} bits (spread of the expected entropy after "
         f"each of the {a.first_move_queries:,} first queries)",
         f"- **temporal interest** {a.temporal:.4f} bits (mean spread, over rounds, of the "
         "entropy left across the secrets in play)",
-        f"- **game lengths** over {ev.secrets:,} secrets: average {float(ev.average):.4f} "
+        f"- **game lengths** over {counted(ev.secrets, 'secret')}: average {float(ev.average):.4f} "
         f"({ev.average}), worst {ev.worst}",
         "",
         "## First moves",

@@ -36,6 +36,7 @@ from sleuth.solver.infoset.observe import (
     query_text,
 )
 from sleuth.solver.infoset.queries import Query, Stopper, has_stop
+from sleuth.solver.wording import counted
 
 
 def tree_text(node: dict[str, Any], depth: int = 0, game: Game | None = None) -> list[str]:
@@ -47,7 +48,7 @@ def tree_text(node: dict[str, Any], depth: int = 0, game: Game | None = None) ->
     if game is not None:
         action = game.model.action(q["query"])
         args = checked_args(game, action, args)
-    lines = [f"{pad}{query_text(q['query'], args)}  ({node['secrets']:,} secrets)"]
+    lines = [f"{pad}{query_text(q['query'], args)}  ({counted(node['secrets'], 'secret')})"]
     for b in node["branches"]:
         feedback = b["feedback"] if action is None else checked_feedback(game, action,
                                                                          b["feedback"])
@@ -114,7 +115,7 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
             where = f"{path} -> {feedback_text(_shown(coder.decode(code)))}"
             if b is None:
                 raise SleuthError(f"{where}: no branch for this feedback "
-                                  f"({len(mine)} secrets reach it)")
+                                  f"({counted(len(mine), 'secret')} reach it)")
             if b.get("end"):
                 if not stop_game or not stops(Query(q["query"], rank), code):
                     raise SleuthError(f"{where}: 'end' on a feedback that does not end the "

@@ -37,6 +37,7 @@ from sleuth.compiler.api import (
 )
 from sleuth.solver.infoset.belief import Belief, InconsistentObservations, check_history
 from sleuth.solver.infoset.protocol import Branch
+from sleuth.solver.wording import counted, plural
 
 if TYPE_CHECKING:
     from sleuth.solver.infoset.observe import Event
@@ -349,7 +350,8 @@ def partition_counts(belief: CountedBelief, action: str, queries: list[dict[str,
     conditioned count per query and feedback."""
     if len(queries) > COUNT_QUERIES:
         raise BudgetError(
-            f"scoring {len(queries):,} queries exactly on {belief.size:,} counted hypotheses "
+            f"scoring {counted(len(queries), 'query')} exactly on {belief.size:,} counted "
+            f"{plural(belief.size, 'hypothesis')} "
             f"means one count per query and feedback; the limit is {COUNT_QUERIES:,} "
             "queries", hint="use --strategy ises-sampled (samples from the counter)")
     rows = []

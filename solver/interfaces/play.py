@@ -40,6 +40,7 @@ from sleuth.solver.infoset.observe import (
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
+from sleuth.solver.wording import plural
 
 Reader = Callable[[str], "str | None"]
 
@@ -205,7 +206,8 @@ class Play:
         self._apply(event)  # raises, leaving everything as it was, if impossible
         self.session.append(event)
         gain = self.belief.kl_bits(before)
-        self.say(f"recorded {event.describe()}: {self.belief.size:,} remain, "
+        left = self.belief.size
+        self.say(f"recorded {event.describe()}: {left:,} {plural(left, 'remains')}, "
                  f"{gain:.3f} bits gained")
 
     def undo(self) -> None:

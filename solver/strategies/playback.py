@@ -21,6 +21,7 @@ from sleuth.solver.evaluation.trees import tree_index
 from sleuth.solver.infoset.observe import checked_args
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
+from sleuth.solver.wording import counted
 
 
 class TreePlayback(ListedStrategy):
@@ -50,7 +51,7 @@ class TreePlayback(ListedStrategy):
         q = self.index.get(np.sort(belief.index).astype(np.int64).tobytes())
         if q is None:
             raise SleuthError(f"the game has left the tree in {self.from_tree}: no node has "
-                              f"these {belief.size:,} hypotheses",
+                              f"these {counted(belief.size, 'hypothesis')}",
                               hint="the tree covers the feedbacks its strategy met")
         game = self.candidates.game
         args = checked_args(game, game.model.action(q["query"]), q["args"])

@@ -21,6 +21,7 @@ from sleuth.solver.interfaces.options import (
     stage_progress,
     strategy_options,
 )
+from sleuth.solver.wording import counted
 
 
 @click.command()
@@ -55,7 +56,7 @@ def analyse(spec: str, secrets: int | None, out: str | None, as_json: bool,
 
     console = make_console()
     console.print(Text.assemble((game.name, "bold"), f": {strategy.name}, "
-                  f"{result.hypotheses:,} hypotheses, {result.entropy_bits:.4f} bits"))
+                  f"{counted(result.hypotheses, 'hypothesis')}, {result.entropy_bits:.4f} bits"))
     console.print(f"spatial interest {result.spatial:.4f} bits   temporal interest "
                   f"{result.temporal:.4f} bits   average {float(result.evaluation.average):.4f}"
                   f"   worst {result.evaluation.worst}")

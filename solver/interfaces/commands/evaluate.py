@@ -24,6 +24,7 @@ from sleuth.solver.interfaces.options import (
     split,
     strategy_options,
 )
+from sleuth.solver.wording import counted, plural
 
 
 @click.command()
@@ -97,9 +98,11 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     first_text = query_text(first["query"], _typed(game, first)) if first else "-"
     console.print(Text.assemble((game.name, "bold"),
                                 f": {strategy.name} (guesses {opts['guesses']}) "
-                                f"over {data['secrets']:,} secrets in {data['seconds']:.2f} s"))
-    console.print(f"total {data['total']:,}   average {data['average']:.4f} "
-                  f"({data['average_fraction']})   worst {data['worst']}   "
+                                f"over {counted(data['secrets'], 'secret')} in "
+                                f"{data['seconds']:.2f} s"))
+    fraction = data["average_fraction"]  # shown when the average is not a whole number
+    console.print(f"total {data['total']:,}   average {data['average']:.4f}"
+                  f"{'' if '/' not in fraction else f' ({fraction})'}   worst {data['worst']}   "
                   f"first query {first_text}")
     if proof is not None and proof["top"]:
         console.print(f"optimal ({proof['order']}) among strategies that ask only the first "
@@ -113,7 +116,7 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     peak = max(data["histogram"].values())
     for length, count in data["histogram"].items():
         bar = "#" * max(1, round(40 * count / peak))
-        console.print(f"  {length:>3} queries {count:>8,}  {bar}")
+        console.print(f"  {length:>3} {plural(int(length), 'query'):<7} {count:>8,}  {bar}")
 
 
 def recipe_of(spec: str, kwargs: dict[str, Any]) -> Recipe:
@@ -128,7 +131,8 @@ def recipe_of(spec: str, kwargs: dict[str, Any]) -> Recipe:
 @click.command("verify-tree")
 @click.argument("tree_file", type=click.Path(dir_okay=False))
 @game_options
-def verify_tree_command(tree_file: str, spec: str, **kwargs: Any) -> None:
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+def verify_tree_command(tree_file: str, spec: str, as_json: bool, **kwargs: Any) -> None:
     """Check a decision tree (from `evaluate --tree`) against SPEC: every secret reaches an
     end, and the total and worst case are recomputed."""
     game, _ = split({"spec_path": spec, **kwargs})
@@ -141,12 +145,16 @@ def verify_tree_command(tree_file: str, spec: str, **kwargs: Any) -> None:
             from None
     got = verify_tree(game, document)
     claimed = {k: document[k] for k in ("total", "worst") if k in document}
-    line = (f"{tree_file}: every one of {got['secrets']:,} secrets is reached; total "
+    line = (f"{tree_file}: every one of {counted(got['secrets'], 'secret')} is reached; total "
             f"{got['total']:,}, average {got['total'] / got['secrets']:.4f}, worst "
             f"{got['worst']}")
     if claimed and claimed != {k: got[k] for k in claimed}:
         raise SleuthError(line + f"; the file claims {claimed}")
-    click.echo(line + (" (as the file claims)" if claimed else ""))
+    if as_json:
+        click.echo(json.dumps({"tree": tree_file, "spec": spec, **got,
+                               "average": got["total"] / got["secrets"], "claimed": claimed}))
+    else:
+        click.echo(line + (" (as the file claims)" if claimed else ""))
 
 
 def _typed(game: Any, query: dict) -> dict:

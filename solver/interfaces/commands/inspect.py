@@ -21,6 +21,7 @@ from sleuth.solver.interfaces.options import (
 )
 from sleuth.solver.interfaces.session import write_atomically
 from sleuth.solver.interfaces.summary import summarise
+from sleuth.solver.wording import counted
 
 
 @click.command()
@@ -142,7 +143,7 @@ def print_summary(s: dict[str, Any]) -> None:
             for depth, level in enumerate(sym["levels"], 1):
                 console.print(f"  level {depth}: {level['nodes']:,} information sets, "
                               f"{level['orbits']:,} query orbits to score of "
-                              f"{level['queries']:,} queries")
+                              f"{counted(level['queries'], 'query')}")
 
 
 @click.command(name="compile")
@@ -156,9 +157,14 @@ def print_summary(s: dict[str, Any]) -> None:
               help="Write here instead of stdout (atomically).")
 @click.option("--backend", type=click.Choice(BACKENDS), default="sdd", show_default=True,
               help="With --to json: the backend that counts the hypotheses.")
+@click.option("--json", "as_json", is_flag=True,
+              help="With -o: what was written, as one JSON object on stdout.")
 def compile_spec(spec: str, target: str, observations: str | None, output: str | None,
-                 backend: str, **kwargs: Any) -> None:
+                 backend: str, as_json: bool, **kwargs: Any) -> None:
     """Compile SPEC (and observations) to boolean form for external tools."""
+    if as_json and not output:
+        raise SleuthError("--json reports what -o wrote; without -o the compiled form itself "
+                          "goes to stdout", hint="add -o FILE (--to json is JSON already)")
     game, _ = split({"spec_path": spec, **kwargs})
     space = game.symbolic
     events = read_observations(game, observations) if observations else []
@@ -179,10 +185,16 @@ def compile_spec(spec: str, target: str, observations: str | None, output: str |
                            "clauses": len(cnf.clauses), "diagram_nodes": diagram.size(),
                            "groups": [{**g, "values": [show_value(v) for v in g["values"]]}
                                       for g in space.describe()]}, indent=2) + "\n"
-    if output:
-        write_atomically(Path(output), text)
-    else:
+    if not output:
         click.echo(text, nl=False)
+        return
+    write_atomically(Path(output), text)
+    wrote = {"output": output, "to": target, "bytes": len(text.encode()),
+             "variables": cnf.top, "secret_variables": cnf.secret_vars,
+             "clauses": len(cnf.clauses)}
+    click.echo(json.dumps(wrote) if as_json else
+               f"wrote {output}: {target}, {cnf.top:,} variables ({cnf.secret_vars:,} of the "
+               f"secret), {len(cnf.clauses):,} clauses")
 
 
 def _deterministic(event) -> bool:

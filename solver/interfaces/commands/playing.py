@@ -39,6 +39,7 @@ from sleuth.solver.interfaces.play import (
     table_rows,
 )
 from sleuth.solver.interfaces.session import Session
+from sleuth.solver.wording import counted, plural
 
 SECRET_STREAM = 1  # --random-secret draws from seed stream (seed, 1)
 
@@ -82,7 +83,7 @@ def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: in
     console = make_console()
     known = ", ".join(f"{k} = {format_value(v)}" for k, v in t.secret.items())
     console.print(Text.assemble((game.name, "bold"), f", secret {known}, strategy {strategy.name}: "
-                  f"{t.start_hypotheses:,} hypotheses, {t.start_entropy_bits:.3f} bits"))
+                  f"{counted(t.start_hypotheses, 'hypothesis')}, {t.start_entropy_bits:.3f} bits"))
     table = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("#", "query", "outcome", "remaining", "entropy", "gained"):
         table.add_column(col, justify="right" if col in ("#", "remaining", "entropy",
@@ -149,10 +150,11 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, as_jso
 
     console = make_console()
     console.print(Text.assemble((game.name, "bold"), f": {len(steps)} observations, "
-                  f"{current.size:,} hypotheses remain, {data['entropy_bits']:.4f} bits"))
+                  f"{counted(current.size, 'hypothesis')} {plural(current.size, 'remains')}, "
+                  f"{data['entropy_bits']:.4f} bits"))
     for k, s in enumerate(steps, 1):
         ev = read_outcome_text(s)
-        console.print(f"  {k}. {ev}: {s['remaining']:,} remain, "
+        console.print(f"  {k}. {ev}: {s['remaining']:,} {plural(s['remaining'], 'remains')}, "
                       f"{s['information_bits']:.4f} bits gained")
     if show_all or table_rows(marginals) <= SUMMARY_ROWS:
         console.print(marginal_table(marginals))
