@@ -93,7 +93,7 @@ def test_kill_midway_and_resume(tmp_path):
     out = answer_suggestions(proc, secret, steps=None)
     proc.stdin.close()
     assert proc.wait(timeout=60) == 0, proc.stderr.read()
-    assert any("resumed 2 step(s)" in line for line in out)
+    assert any("resumed 2 steps" in line for line in out)
     assert any(line.startswith("solved") and "code = [3, 6, 3, 2]" in line for line in out)
     final = json.loads(session.read_text())["steps"]
     assert final[:2] == saved["steps"]
@@ -134,7 +134,7 @@ def test_end_of_input_keeps_the_session(tmp_path):
     status, out = run_script(["0 0"], session)
     assert status == 0 and "input ended; session saved to" in out
     status, out = run_script(["show", "quit"], session)
-    assert "resumed 1 step(s)" in out and "code[0]" in out
+    assert "resumed 1 step " in out and "code[0]" in out
 
 
 def test_session_of_another_game_is_refused(tmp_path):
@@ -181,7 +181,7 @@ def test_a_solved_game_can_be_undone_and_reopened(tmp_path):
     assert json.loads(session.read_text())["steps"] == []
     run_script(["play guess 1234", "4 0", "quit"], session)
     status, out = run_script(["undo", "play guess 1122", "1 1", "quit"], session)
-    assert "resumed 1 step(s)" in out and "solved in 1 query" in out
+    assert "resumed 1 step " in out and "solved in 1 query" in out
     steps = json.loads(session.read_text())["steps"]
     assert steps == [{"query": "guess", "args": {"g": [1, 1, 2, 2]},
                       "feedback": {"black": 1, "white": 1}}]

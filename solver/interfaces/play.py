@@ -40,7 +40,7 @@ from sleuth.solver.infoset.observe import (
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
-from sleuth.solver.wording import plural
+from sleuth.solver.wording import counted, plural
 
 Reader = Callable[[str], "str | None"]
 
@@ -82,7 +82,7 @@ class Play:
         """Play until quit or end of input; returns the exit status. A solved game stays
         open: a wrong winning feedback can still be undone."""
         if self.events:
-            self.say(f"resumed {len(self.events)} step(s) from {self.session.path}")
+            self.say(f"resumed {counted(len(self.events), 'step')} from {self.session.path}")
         pending: Query | None = None
         announced = False
         while True:

@@ -30,6 +30,28 @@ class Session:
     steps: list[dict[str, Any]] = field(default_factory=list)
     path: Path | None = None
 
+    @staticmethod
+    def _read(path: Path) -> dict[str, Any]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+            raise SleuthError(f"cannot read session file {path}: {err}",
+                              hint="move it away to start a new session") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise SleuthError(f"{path} is not a Sleuth session file")
+        return data
+
+    @classmethod
+    def spec_of(cls, path: str | Path) -> tuple[str, dict[str, Any]]:
+        """The spec a saved session names, and its scalar params (as --set would give
+        them), so that a game resumes from the file alone."""
+        data = cls._read(Path(path))
+        spec, params = data.get("spec"), data.get("params")
+        if not isinstance(spec, str) or not isinstance(params, dict):
+            raise SleuthError(f"{path} names no spec", hint="give SPEC on the command line")
+        return spec, {k: v for k, v in params.items()
+                      if isinstance(v, int | float | str | bool)}
+
     @classmethod
     def open(cls, path: str | Path | None, game: Game, spec: str) -> Session:
         """The session at `path` (resumed if the file exists), or a new one."""
@@ -41,13 +63,7 @@ class Session:
             session = cls(spec, game.model.game, params, [], path)
             session.save()
             return session
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-            raise SleuthError(f"cannot read session file {path}: {err}",
-                              hint="move it away to start a new session") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise SleuthError(f"{path} is not a Sleuth session file")
+        data = cls._read(path)
         if data.get("game") != game.model.game or data.get("params") != _jsonable(params):
             raise SleuthError(
                 f"session {path} belongs to {data.get('game')} with params "

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import click
 import numpy as np
 
-from sleuth.compiler.api import show_value
+from sleuth.compiler.api import SleuthError, show_value
 from sleuth.solver.evaluation.transcript import parse_secret, play_secret
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.observe import (
@@ -24,6 +25,7 @@ from sleuth.solver.infoset.observe import (
 from sleuth.solver.interfaces.options import (
     backend_option,
     game_options,
+    load_options,
     make_console,
     make_from_options,
     split,
@@ -204,14 +206,24 @@ def read_outcome_text(step: dict[str, Any]) -> str:
 
 
 @click.command()
-@game_options
+@click.argument("spec", required=False, type=click.Path(dir_okay=False))
+@load_options
 @backend_option
 @strategy_options
 @click.option("--session", "session_path", type=click.Path(dir_okay=False), default=None,
-              help="Save every step here; resume from it if it exists.")
+              help="Save every step here; resume from it if it exists (then SPEC may be "
+                   "left out: the file names its spec and params).")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of tables.")
-def play(spec: str, session_path: str | None, as_json: bool, **kwargs: Any) -> None:
+def play(spec: str | None, session_path: str | None, as_json: bool, **kwargs: Any) -> None:
     """Decision support while playing SPEC for real: suggests queries, reads feedback."""
+    if spec is None:
+        if session_path is None or not Path(session_path).exists():
+            raise SleuthError("play needs SPEC, or --session FILE of a game already saved "
+                              "(the file names its spec)",
+                              hint="e.g. sleuth play mastermind --session game.json")
+        spec, params = Session.spec_of(session_path)
+        kwargs["overrides"] = tuple(f"{k}={json.dumps(v)}" for k, v in params.items()) + \
+            tuple(kwargs["overrides"])
     game, opts = split({"spec_path": spec, **kwargs})
     strategy = make_from_options(game, opts)
     session = Session.open(session_path, game, spec)
