@@ -41,6 +41,7 @@ from sleuth.compiler.errors import (
     did_you_mean,
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
+from sleuth.compiler.guard import add_reporter, reporting
 from sleuth.compiler.interpret import evaluate as interpret
 from sleuth.compiler.invariance import (
     legality_interchangeable,
@@ -61,13 +62,13 @@ from sleuth.compiler.values import coerce, coerce_text
 
 __all__ = [
     "COUNTERS", "BackendError", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter",
-    "Document",
+    "Document", "add_reporter",
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "coerce_text", "did_you_mean", "domain_size", "domain_values", "interpret", "ir",
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
-    "parse_overrides",
+    "parse_overrides", "reporting",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",
     "show_value", "spec_path", "subset_ranks", "translate_ranks", "unrank",
     "values_interchangeable",

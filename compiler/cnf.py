@@ -121,7 +121,8 @@ def projected_count(clauses: list[list[int]], variables: int, show: int,
 
     # Ganak reports progress ("c o intermediate count") on the process's stdout, which
     # the child would share with the command's own output (a --json answer among them).
-    end = in_child(count, timeout=timeout, quiet_stdout=True)
+    end = in_child(count, timeout=timeout, quiet_stdout=True,
+                   what=f"Ganak counting {show:,} variables' models")
     if end.kind == "ok":
         return end.value
     if end.kind == "error":

@@ -362,16 +362,18 @@ class FeedbackCoder:
 
     def component_code(self, t: Type, value: Any) -> Any:
         if isinstance(value, tuple):
-            out: Any = None
-            for ct, v in zip(component_types(t), value, strict=True):
-                c = self.component_code(ct, v)
-                if out is None:  # one array, updated in place (no temporary per element)
-                    out = np.broadcast_to(c, np.broadcast_shapes(*(np.shape(x) for x in value)
-                                                                 )).astype(self.dtype)
-                else:
-                    np.multiply(out, radix(ct, self.strings), out=out)
-                    np.add(out, c, out=out, casting="unsafe")
-            return 0 if out is None else out
+            # The parts' codes first: their shapes (not the raw values', which may be
+            # nested tuples read as extra axes) give the shape of the whole.
+            parts = [(ct, self.component_code(ct, v))
+                     for ct, v in zip(component_types(t), value, strict=True)]
+            if not parts:
+                return 0
+            shape = np.broadcast_shapes(*(np.shape(c) for _, c in parts))
+            out: Any = np.broadcast_to(parts[0][1], shape).astype(self.dtype)  # in place:
+            for ct, c in parts[1:]:  # no temporary per part
+                np.multiply(out, radix(ct, self.strings), out=out)
+                np.add(out, c, out=out, casting="unsafe")
+            return out
         if isinstance(t, IntT):  # in int64 first: a constant need not fit self.dtype
             return np.subtract(value, t.lo, dtype=np.int64).astype(self.dtype, copy=False)
         if isinstance(t, StrT):

@@ -205,6 +205,13 @@ class Game:
                 f"scoring {len(ranks):,} queries against {h:,} hypotheses is "
                 f"{len(ranks) * h:,} pairs, over the budget of {self.budget.max_pairs:,}",
                 hint="raise --max-pairs, or sample queries")
+        need = len(ranks) * coder.size * 8
+        if need > self.budget.memory_bytes:
+            raise BudgetError(
+                f"counting the parts of {len(ranks):,} queries over '{query}''s "
+                f"{coder.size:,} possible feedback codes needs {need / 2**20:,.0f} MiB, over "
+                f"the {self.budget.memory_mb} MiB budget",
+                hint="raise --memory-mb, or narrow the feedback's values")
         out = np.zeros((len(ranks), coder.size), dtype=np.int64)
         for lo, hi, block in self._blocks(query, ranks, hyp_index):
             offsets = (np.arange(hi - lo, dtype=np.int64) * coder.size)[:, None]

@@ -28,13 +28,15 @@ import signal
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sleuth.compiler.errors import BackendError, BudgetError, SleuthError
 
 STATUS = "/proc/self/status"
+TICK = 1.0  # seconds between reports of a child still at work
 MEMORY_WORDS = ("alloc", "memory", "bad_alloc")  # a C library's last words when it ran out
 
 
@@ -48,6 +50,32 @@ def mapped_bytes() -> int:
     except OSError:
         pass
     return 0
+
+
+Reporter = Callable[[str, float | None], None]
+REPORTERS: list[Reporter] = []  # told (what, seconds so far) while a child works; None: done
+
+
+def add_reporter(reporter: Reporter) -> None:
+    """From now on `reporter(what, seconds)` hears every TICK seconds how long a guarded
+    step has been at work (an interface shows it; the compiler prints nothing), and
+    `reporter(what, None)` when it ends."""
+    REPORTERS.append(reporter)
+
+
+@contextmanager
+def reporting(reporter: Reporter) -> Iterator[None]:
+    """add_reporter for the length of a block."""
+    add_reporter(reporter)
+    try:
+        yield
+    finally:
+        REPORTERS.remove(reporter)
+
+
+def _report(what: str, seconds: float | None) -> None:
+    for reporter in list(REPORTERS):
+        reporter(what, seconds)
 
 
 @dataclass(frozen=True)
@@ -102,9 +130,11 @@ def _status(wait_status: int) -> str:
 
 
 def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
-             timeout: float | None = None, quiet_stdout: bool = False) -> Ending:
+             timeout: float | None = None, quiet_stdout: bool = False,
+             what: str = "a step in a child process") -> Ending:
     """step() in a forked child (address space capped at what this process maps plus
-    memory_mb MiB; killed after `timeout` seconds); how it ended."""
+    memory_mb MiB; killed after `timeout` seconds); how it ended. The reporters hear of
+    `what` every TICK seconds while it works."""
     base = mapped_bytes() if memory_mb is not None else 0
     limit = base + memory_mb * 2**20 if base and memory_mb is not None else 0
     with tempfile.TemporaryFile() as err:
@@ -118,15 +148,21 @@ def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
             finally:
                 os._exit(1)
         os.close(write)
-        data, timed_out = bytearray(), False
-        deadline = None if timeout is None else time.monotonic() + timeout
+        data, timed_out, reported = bytearray(), False, False
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
         try:
             while True:
-                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                wait = TICK if deadline is None else \
+                    max(0.0, min(TICK, deadline - time.monotonic()))
                 if not select.select([read], [], [], wait)[0]:
-                    timed_out = True
-                    os.kill(pid, signal.SIGKILL)
-                    break
+                    if deadline is not None and time.monotonic() >= deadline:
+                        timed_out = True
+                        os.kill(pid, signal.SIGKILL)
+                        break
+                    _report(what, time.monotonic() - start)
+                    reported = True
+                    continue
                 chunk = os.read(read, 1 << 16)
                 if not chunk:
                     break
@@ -137,6 +173,8 @@ def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
         finally:
             os.close(read)
             _, wait_status = os.waitpid(pid, 0)
+            if reported:
+                _report(what, None)
         err.seek(0)
         last = err.read()[-2000:].decode("utf-8", "replace").strip()
     status = _status(wait_status)
@@ -152,7 +190,7 @@ def limited(step: Callable[[], Any], memory_mb: int, what: str, hint: str) -> An
     """step() in a forked child whose address space may grow by memory_mb MiB."""
     if os.name != "posix":
         return step()  # no fork: run it here, unguarded
-    end = in_child(step, memory_mb=memory_mb)
+    end = in_child(step, memory_mb=memory_mb, what=what)
     if end.kind == "ok":
         return end.value
     if end.kind == "error":
@@ -171,4 +209,5 @@ def crash(what: str, end: Ending) -> BackendError:
     return BackendError(f"{what} died ({end.status}){words}")
 
 
-__all__ = ["Ending", "crash", "in_child", "limited", "mapped_bytes"]
+__all__ = ["Ending", "Reporter", "add_reporter", "crash", "in_child", "limited", "mapped_bytes",
+           "reporting"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -184,8 +185,10 @@ class _Build(Transformer):
 
     def string(self, meta, children):
         try:
-            value = ast.literal_eval(str(children[0]))
-        except (SyntaxError, ValueError) as err:  # a bad escape: "\x", "\N{BOGUS}"
+            with warnings.catch_warnings():  # "\q": Python warns today, refuses tomorrow
+                warnings.simplefilter("error")
+                value = ast.literal_eval(str(children[0]))
+        except (SyntaxError, ValueError, Warning) as err:  # a bad escape: "\x", "\N{BOGUS}"
             reason = str(err).split(":", 1)[-1].split("(<unknown>")[0].strip()
             raise SpecError(f"bad escape in the string {children[0]}: {reason}",
                             self._loc(meta), hint="write a backslash as \\\\") from None

@@ -31,14 +31,14 @@ RELABEL_RADIX = 4096  # above this many feedback codes, count parts after relabe
 MIN_ROWS = 256  # a row cache holding fewer rows than this is not worth keeping
 
 
-def compact(sample: np.ndarray) -> tuple[np.ndarray, np.dtype, np.ndarray]:
-    """(book, dtype, lut: code -> place) for a block whose codes all occur in `sample`."""
-    book = np.unique(sample)
+def compact(codes: np.ndarray) -> tuple[np.ndarray, np.dtype, np.ndarray]:
+    """(book, dtype, labels): the distinct codes, sorted, and each code's place in the book
+    (as `codes`, in the smallest dtype that holds them). No table over the code space: a
+    feedback's codes may run to billions."""
+    book, places = np.unique(codes, return_inverse=True)
     dtype = np.dtype(np.uint8 if len(book) <= 1 << 8 else np.uint16
                      if len(book) <= 1 << 16 else np.int64)
-    lut = np.zeros(int(book.max()) + 1, dtype=dtype)
-    lut[book] = np.arange(len(book))
-    return book, dtype, lut
+    return book, dtype, places.reshape(codes.shape).astype(dtype)
 
 
 def rows_that_fit(game: Game, queries: int, dtype: np.dtype) -> int:

@@ -8,6 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from sleuth.compiler.api import BudgetError
+from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
 
@@ -31,16 +32,22 @@ class OutcomeTable:
                 f"over the {game.budget.memory_mb} MiB budget",
                 hint="raise --memory-mb if the machine has it, or use a heuristic strategy")
         self.queries = [Query(b.action.name, int(r)) for b in blocks for r in b.ranks.tolist()]
-        self.codes = np.concatenate(
+        codes = np.concatenate(
             [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]
         ).astype(np.int64) if blocks else np.zeros((0, len(everyone)), dtype=np.int64)
-        self.ncodes = int(self.codes.max()) + 1 if self.codes.size else 1
+        # The codes that occur, numbered 0..ncodes-1 (one numbering for the whole table: it
+        # tells parts apart as the codes do, and its tables stay small whatever the
+        # feedback's code space; book[label] is the code).
+        book, _, labels = compact(codes) if codes.size else (np.zeros(1, np.int64), None,
+                                                             codes)
+        self.codes = labels.astype(np.int64)
+        self.ncodes = len(book)
         self.offsets = (np.arange(len(self.queries), dtype=np.int64) * self.ncodes)[:, None]
         self.stops = np.zeros((len(self.queries), self.ncodes), dtype=bool)
         if has_stop(game):
             for i, query in enumerate(self.queries):
                 for c in np.unique(self.codes[i]).tolist():
-                    self.stops[i, c] = candidates.stops(query, int(c))
+                    self.stops[i, c] = candidates.stops(query, int(book[c]))
         self.symmetry = (detect(game, self.codes, blocks[0].ranks)
                          if len(blocks) == 1 and blocks[0].secret_like else None)
 

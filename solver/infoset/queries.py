@@ -421,16 +421,16 @@ class Candidates:
 
                 tree = links(group)
                 first = game.feedback_matrix(block.action.name, block.ranks, tree.firsts).T
-                book, dtype, lut = compact(first)
+                book, dtype, labels = compact(first)
                 room = rows_that_fit(game, queries, dtype)
                 if room >= game.hypotheses.size:
-                    return CodeMatrix(orbit_matrix(tree, lut[first]), book)
-                return RowCache(tree, lut[first], book, room) if room >= MIN_ROWS else None
+                    return CodeMatrix(orbit_matrix(tree, labels), book)
+                return RowCache(tree, labels, book, room) if room >= MIN_ROWS else None
             if queries * game.hypotheses.size * 4 > game.budget.memory_bytes // 2:
                 return None
             codes = game.feedback_matrix(block.action.name, block.ranks)
-            book, dtype, lut = compact(codes)
-            return CodeMatrix(np.ascontiguousarray(lut[codes].T), book)
+            book, _, labels = compact(codes)
+            return CodeMatrix(np.ascontiguousarray(labels.T), book)
 
         return game.memo.get(key, make)
 

@@ -4,11 +4,19 @@ options (derived from the strategies' declarations), consoles and progress."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import cache
 from typing import Any
 
 import click
 
-from sleuth.compiler.api import Budget, Game, SleuthError, load_game, parse_overrides
+from sleuth.compiler.api import (
+    Budget,
+    Game,
+    SleuthError,
+    add_reporter,
+    load_game,
+    parse_overrides,
+)
 from sleuth.solver.infoset.backends import BACKENDS, backend_help
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import (
@@ -26,6 +34,7 @@ OVERRIDE_HELP = "Override a spec param, e.g. --set pegs=5 (repeatable)."
 
 def load(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: int,
          data_anywhere: bool = False) -> Game:
+    waiting_line()
     budget = Budget(max_hypotheses=max_hypotheses, memory_mb=memory_mb)
     return load_game(spec, parse_overrides(overrides), budget, data_anywhere)
 
@@ -154,6 +163,46 @@ def status_line():
         return
     with console.status("working") as status:
         yield lambda text: status.update(text)
+
+
+@cache
+def waiting_line() -> WaitingLine:
+    """The command line's one WaitingLine, told of every long guarded step."""
+    line = WaitingLine()
+    add_reporter(line)
+    return line
+
+
+class WaitingLine:
+    """What the command line shows of a long step in a child process (a diagram compiled,
+    a Ganak count): a spinner with its time on a terminal; elsewhere one line on stderr
+    once it has taken LATE seconds, so a slow step is never silent."""
+
+    LATE = 5.0
+
+    def __init__(self) -> None:
+        from rich.console import Console
+
+        self.console = Console(stderr=True)
+        self.status: Any = None
+        self.said = False
+
+    def __call__(self, what: str, seconds: float | None) -> None:
+        if seconds is None:  # the step ended
+            if self.status is not None:
+                self.status.stop()
+            self.status, self.said = None, False
+            return
+        text = f"{what}: {seconds:.0f} s so far (Ctrl-C stops it)"
+        if not self.console.is_terminal:
+            if seconds >= self.LATE and not self.said:
+                self.console.print(text, highlight=False, soft_wrap=True)
+                self.said = True
+        elif self.status is None:
+            self.status = self.console.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from sleuth.solver.infoset.counted import CountedBelief
 
 ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count legal ones
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
+DENSE_CODES = 1 << 22  # feedback codes counted in a dense table; more: the distinct ones
 
 
 def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, Any]:
@@ -90,8 +91,16 @@ def distinct_feedbacks(game: Game, query: str, legal: int | None) -> int | None:
     """How many different feedbacks legal queries can produce (None when too costly)."""
     if legal is None or legal * game.hypotheses.size > EXACT_FEEDBACK_PAIRS:
         return None
-    seen = np.zeros(game.coder(query).size, dtype=bool)
-    for ranks in game.space(query).legal_ranks():
+    h = game.hypotheses.size
+    if game.coder(query).size <= DENSE_CODES:  # a table of every code: one bincount a block
+        seen = np.zeros(game.coder(query).size, dtype=bool)
+        for ranks in game.space(query).legal_ranks():
+            if len(ranks):
+                seen |= game.partition_counts(query, ranks).any(axis=0)
+        return int(seen.sum())
+    rows = max(1, game.budget.memory_bytes // (8 * max(h, 1) * 4))  # a vast code space:
+    codes = np.zeros(0, dtype=np.int64)  # the codes that occur, block by block
+    for ranks in game.space(query).legal_ranks(chunk=rows):
         if len(ranks):
-            seen |= game.partition_counts(query, ranks).any(axis=0)
-    return int(seen.sum())
+            codes = np.union1d(codes, game.feedback_matrix(query, ranks).ravel())
+    return len(codes)

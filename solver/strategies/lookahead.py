@@ -78,6 +78,10 @@ class Lookahead(ListedStrategy):
             scored.append(Scored(block, allowed[keep], s[keep], None))
             offset += len(block.ranks)
         scored = [s for s in scored if len(s.positions)]
+        if not scored:
+            raise SleuthError(f"no allowed query splits the {belief.size:,} hypotheses left "
+                              "(every query's score is infinite)",
+                              hint="these hypotheses may be indistinguishable by any query")
         best = min(float(s.scores.min()) for s in scored)
         tol = 1e-9 * max(1.0, abs(best))
         tied = [Scored(s.block, s.positions[t], s.scores[t], None) for s in scored

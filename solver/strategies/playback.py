@@ -44,6 +44,8 @@ class TreePlayback(ListedStrategy):
         except json.JSONDecodeError as err:
             raise SleuthError(f"{path}:{err.lineno}:{err.colno}: not JSON ({err.msg})") \
                 from None
+        except RecursionError:
+            raise SleuthError(f"{path}: JSON nested too deeply to read") from None
         self.index = tree_index(candidates.game, document)
 
     def choose(self, belief: AnyBelief) -> Query:

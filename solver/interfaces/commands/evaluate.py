@@ -143,6 +143,8 @@ def verify_tree_command(tree_file: str, spec: str, as_json: bool, **kwargs: Any)
     except json.JSONDecodeError as err:
         raise SleuthError(f"{tree_file}:{err.lineno}:{err.colno}: not JSON ({err.msg})") \
             from None
+    except RecursionError:
+        raise SleuthError(f"{tree_file}: JSON nested too deeply to read") from None
     got = verify_tree(game, document)
     claimed = {k: document[k] for k in ("total", "worst") if k in document}
     line = (f"{tree_file}: every one of {counted(got['secrets'], 'secret')} is reached; total "

@@ -124,7 +124,7 @@ def print_summary(s: dict[str, Any]) -> None:
             legal = (f"{a['legal']:,} of {a['arg_tuples']:,}" if a["legal"] is not None
                      else f"too many to enumerate ({a['arg_tuples']:,} argument tuples)")
             if "feedback" in a:
-                values = (f"{a['feedback_values']} values" if a["feedback_values"] is not None
+                values = (counted(a["feedback_values"], "value") if a["feedback_values"] is not None
                           else f"at most {a['feedback_bound']:,} values")
                 fb = f"{', '.join(a['feedback'])}: {values}"
             else:

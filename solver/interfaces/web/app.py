@@ -136,6 +136,8 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
             data = json.loads(raw or b"{}")
         except ValueError:
             raise SleuthError("the request body is not JSON") from None
+        except RecursionError:
+            raise SleuthError("the request body is JSON nested too deeply") from None
         if not isinstance(data, dict):
             raise SleuthError("the request body must be a JSON object")
         return data
@@ -144,7 +146,7 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
         if isinstance(value, str):
             try:
                 value = json.loads(value or "{}")
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise SleuthError("params must be a JSON object") from None
         if not isinstance(value, dict):
             raise SleuthError("params must be a JSON object")

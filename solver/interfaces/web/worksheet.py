@@ -62,7 +62,7 @@ class Worksheet:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             ref, params = data["spec"], data.get("params", {})
-        except (OSError, ValueError, KeyError, TypeError) as err:
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as err:
             raise SleuthError(f"cannot read session {self.path.name}: {err}") from None
         self.loaded = self.library.game(ref, params, trusted=True)
         self.game = self.loaded.game
@@ -259,7 +259,7 @@ def list_sessions(sessions: Path) -> list[dict[str, Any]]:
             out.append({"id": path.stem, "game": str(data["game"]), "spec": str(data["spec"]),
                         "steps": len(data.get("steps", [])),
                         "modified": path.stat().st_mtime})
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
     return sorted(out, key=lambda s: -s["modified"])
 
