@@ -79,8 +79,8 @@ def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: 
         events = read_observations(game, observations)
         for event in events:
             current = apply_event(current, event)
-        summary.update(observations=len(events), hypotheses=current.size,
-                       entropy_bits=current.entropy_bits())
+        summary.update(observed=len(events), hypotheses=current.size,  # "observations":
+                       entropy_bits=current.entropy_bits())  # the spec's observation kinds
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -111,7 +111,9 @@ def print_summary(s: dict[str, Any]) -> None:
     secret = ", ".join(f"{k}: {v}" for k, v in s["secret"].items())
     console.print(f"secret       {secret}")
     console.print(f"hypotheses   {s['hypotheses']:,}   entropy {s['entropy_bits']:.4f} bits"
-                  f"   prior {s['prior']}   backend {s['backend']}")
+                  f"   prior {s['prior']}   backend {s['backend']}"
+                  + (f"   (after {counted(s['observed'], 'observation')})"
+                     if "observed" in s else ""))
     size = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else f"{k} {v}"
                      for k, v in s["backend_size"].items())
     console.print(f"backend size {size}")
