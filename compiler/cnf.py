@@ -105,6 +105,14 @@ class ClauseBuilder:
         return "\n".join(lines) + "\n"
 
 
+def satisfiable(clauses: list[list[int]]) -> bool:
+    """Whether the clauses have a model (a SAT solver's answer: far cheaper than a count)."""
+    from pysat.solvers import Solver
+
+    with Solver(name="cadical153", bootstrap_with=clauses) as solver:
+        return bool(solver.solve())
+
+
 def projected_count(clauses: list[list[int]], variables: int, show: int,
                     timeout: float = 30.0) -> int:
     """Ganak's count of the models projected onto variables 1..show, in a child process
@@ -132,4 +140,4 @@ def projected_count(clauses: list[list[int]], variables: int, show: int,
     raise crash("Ganak's projected count", end)
 
 
-__all__ = ["ClauseBuilder", "projected_count"]
+__all__ = ["ClauseBuilder", "projected_count", "satisfiable"]

@@ -70,6 +70,11 @@ class ApproxCounter(Counter):
             self._counts[state] = (int(cells), int(hashes))
         return self._counts[state]
 
+    def satisfiable(self, state: tuple[int, ...]) -> bool:
+        from sleuth.compiler.cnf import satisfiable
+
+        return satisfiable(self.space.clauses(*state).clauses)
+
     def describe(self, state: tuple[int, ...]) -> dict[str, Any]:
         cnf = self.space.clauses(*state)
         return {"variables": cnf.top, "secret_variables": cnf.secret_vars,

@@ -11,6 +11,7 @@ REQUIRED (every backend):
     count(state)                how many hypotheses satisfy it (projected onto the secret)
 
 OPTIONAL (the defaults say what they cost or refuse):
+    satisfiable(state)          whether any hypothesis is left; default: count(state) > 0
     marginals(state)            P(value) per one-hot group; default: one count per value
     sample_ranks(state, k, s)   k hypotheses drawn uniformly, as product ranks
     list_ranks(state, limit)    every hypothesis, sorted, or None above `limit`
@@ -68,6 +69,11 @@ class Counter(ABC):
         """Hypotheses satisfying the state, projected onto the secret's variables."""
 
     # -- OPTIONAL
+
+    def satisfiable(self, state: Any) -> bool:
+        """Whether some hypothesis satisfies the state (an observation that leaves none is
+        refused); a counter whose counts are dear answers with a SAT solver."""
+        return self.count(state) > 0
 
     def marginals(self, state: Any) -> dict[str, dict[Any, float]]:
         """P(value) of every one-hot group: one conditioned count per value."""

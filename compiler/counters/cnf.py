@@ -30,6 +30,11 @@ class GanakCounter(Counter):
     def _diagram(self, state: tuple[int, ...]) -> Any:
         return self.space.condition(self.space.base, *state)
 
+    def satisfiable(self, state: tuple[int, ...]) -> bool:
+        from sleuth.compiler.cnf import satisfiable
+
+        return satisfiable(self.space.clauses(*state).clauses)
+
     def describe(self, state: tuple[int, ...]) -> dict[str, Any]:
         cnf = self.space.clauses(*state)
         return {"variables": cnf.top, "secret_variables": cnf.secret_vars,

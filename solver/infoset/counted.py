@@ -98,7 +98,10 @@ class CountedBelief:
 
     @memoised
     def size(self) -> int:
-        """How many hypotheses (of positive prior weight) remain."""
+        """How many hypotheses (of positive prior weight) remain: with no constraint and no
+        fact, every assignment of the secret, known without a count."""
+        if not self.facts and not self.game.model.constraints and self.space.uniform:
+            return self.game.candidate_count()
         return self.count_with()
 
     @property
@@ -150,7 +153,7 @@ class CountedBelief:
         record = self.observed + ((observed,) if observed is not None else ())
         after = CountedBelief(self.game, self.backend, self.facts + (formula,),
                               self.counter.conjoin(self.state, formula), record, self.list_limit)
-        if after.size == 0:
+        if not self.counter.satisfiable(after.state):
             raise InconsistentObservations(
                 f"inconsistent observations: no remaining hypothesis gives {what}", loc,
                 hint="check the values typed; the belief is unchanged")

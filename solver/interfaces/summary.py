@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import CheckedAction, Game, ObservationError, domain_size
+from sleuth.compiler.api import BudgetError, CheckedAction, Game, domain_size
 from sleuth.solver.infoset.backends import DEFAULT_COUNTER, lists_hypotheses
 from sleuth.solver.infoset.counted import CountedBelief
 
@@ -20,8 +20,10 @@ EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count f
 DENSE_CODES = 1 << 22  # feedback codes counted in a dense table; more: the distinct ones
 
 
-def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, Any]:
-    """Everything `check` and `info` report, as JSON-ready data."""
+def summarise(game: Game, spec_path: str, backend: str = "enum",
+              count: bool = True) -> dict[str, Any]:
+    """Everything `check` and `info` report, as JSON-ready data; without `count`, no count
+    of the prior (the caller reports another belief's: a count may take minutes)."""
     model = game.model
     out: dict[str, Any] = {
         "game": model.game,
@@ -39,20 +41,22 @@ def summarise(game: Game, spec_path: str, backend: str = "enum") -> dict[str, An
         out["entropy_bits"] = game.entropy_bits
         out["backend_size"] = {"hypotheses": game.hypotheses.size}
     else:
-        out.update(symbolic_summary(game, backend))
+        out.update(symbolic_summary(game, backend, count))
     exact = lists_hypotheses(backend)
     out["queries"] = [describe_action(game, a, exact) for a in model.queries]
     out["observations"] = [describe_action(game, a, exact) for a in model.observations]
     return out
 
 
-def symbolic_summary(game: Game, backend: str) -> dict[str, Any]:
+def symbolic_summary(game: Game, backend: str, count: bool = True) -> dict[str, Any]:
     counter = game.counter(backend)
     state = counter.start()
     size = counter.describe(state)
+    if not count:
+        return {"backend_size": size}
     try:
         n = counter.count(state)
-    except ObservationError as err:  # a counter that gave up (Ganak's time limit)
+    except BudgetError as err:  # a counter that gave up (Ganak's time limit)
         fallback = game.counter(DEFAULT_COUNTER)
         n = fallback.count(fallback.start())
         size["counted_by"] = f"{DEFAULT_COUNTER} ({backend}: {err.message})"

@@ -71,7 +71,7 @@ def info(spec: str, overrides: tuple[str, ...], max_hypotheses: int, memory_mb: 
     """Hypotheses, entropy, queries and backend of SPEC (after OBSERVATIONS, if given)."""
     game = load(spec, overrides, max_hypotheses, memory_mb, data_anywhere)
     backend = choose_backend(game, backend)
-    summary = summarise(game, spec, backend)
+    summary = summarise(game, spec, backend, count=not observations)
     if symmetry:
         summary["symmetry"] = symmetry_summary(game, backend)
     if observations:

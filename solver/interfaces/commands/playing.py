@@ -133,31 +133,34 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, as_jso
                       "information_bits": after.kl_bits(current),
                       "seconds": round(time.perf_counter() - start, 4)})
         current = after
-    start = time.perf_counter()
-    marginals = current.marginals()
-    data = {
-        "spec": spec, "backend": backend, "hypotheses": current.size,
-        "entropy_bits": current.entropy_bits(),
-        "marginal_seconds": round(time.perf_counter() - start, 4),
-        "marginals": {k: {format_value(v): p for v, p in m.items()}
-                      for k, m in marginals.items()},
-        "observations": steps,
-        "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()}, "p": p}
-                for h, p in current.top(top)],
-    }
     if as_json:
+        start = time.perf_counter()
+        marginals = current.marginals()
+        data = {
+            "spec": spec, "backend": backend, "hypotheses": current.size,
+            "entropy_bits": current.entropy_bits(),
+            "marginal_seconds": round(time.perf_counter() - start, 4),
+            "marginals": {k: {format_value(v): p for v, p in m.items()}
+                          for k, m in marginals.items()},
+            "observations": steps,
+            "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()}, "p": p}
+                    for h, p in current.top(top)],
+        }
         click.echo(json.dumps(data, indent=2))
         return
     from rich.text import Text
 
+    # What is shown, in the order it is shown, each computed when its turn comes: the
+    # counts first (on a counting backend the marginals are one count per value).
     console = make_console()
     console.print(Text.assemble((game.name, "bold"), f": {len(steps)} observations, "
                   f"{counted(current.size, 'hypothesis')} {plural(current.size, 'remains')}, "
-                  f"{data['entropy_bits']:.4f} bits"))
+                  f"{current.entropy_bits():.4f} bits"))
     for k, s in enumerate(steps, 1):
         ev = read_outcome_text(s)
         console.print(f"  {k}. {ev}: {s['remaining']:,} {plural(s['remaining'], 'remains')}, "
                       f"{s['information_bits']:.4f} bits gained")
+    marginals = current.marginals()
     if show_all or table_rows(marginals) <= SUMMARY_ROWS:
         console.print(marginal_table(marginals))
     else:
