@@ -176,7 +176,6 @@ class Checker(Declarations):
         self.tables: dict[str, Table] = {}
         self.resolver = Resolver(spec.defs)
         self.typer = Typer(self.strings)
-        self._building: list[str] = []
 
     # -- expressions: resolve names, then infer types
 

@@ -3,7 +3,7 @@
 reference interpreter).
 
 `Declarations` is the part of the checker (check.py) that reads them; it uses the
-checker's `spec`, `reader`, `params`, `domains`, `labels`, `_building`, `expr` and
+checker's `spec`, `reader`, `params`, `domains`, `labels`, `expr` and
 `global_scope`.
 """
 

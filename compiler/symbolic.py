@@ -128,16 +128,6 @@ class SymbolicSpace:
                          for v, x in zip(g.values, g.literals, strict=True)}
                 for g in self.lowering.groups}
 
-    def outcome_counts(self, diagram: SddNode, query: str,
-                       args: dict[str, Any]) -> dict[tuple, int]:
-        """Hypotheses of the diagram per feedback of one query (the query's partition)."""
-        out = {}
-        for key, formula in self.lowering.feedback_values(query, args).items():
-            n = count(self.condition(diagram, formula))
-            if n:
-                out[key] = n
-        return out
-
     @memoised
     def sampler(self) -> DiagramSampler:
         return DiagramSampler(self.diagrams.manager)

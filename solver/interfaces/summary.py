@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import BudgetError, CheckedAction, Game, domain_size
+from sleuth.solver.infoset import queries
 from sleuth.solver.infoset.backends import DEFAULT_COUNTER, lists_hypotheses
 from sleuth.solver.infoset.counted import CountedBelief
 
-ENUMERATE_QUERIES = 5 * 10**7  # argument tuples we are willing to list to count legal ones
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
 DENSE_CODES = 1 << 22  # feedback codes counted in a dense table; more: the distinct ones
 
@@ -68,7 +68,7 @@ def symbolic_summary(game: Game, backend: str, count: bool = True) -> dict[str, 
 
 def describe_action(game: Game, action: CheckedAction, exact: bool = True) -> dict[str, Any]:
     space = game.space(action.name)
-    legal = space.count_legal(ENUMERATE_QUERIES)
+    legal = space.count_legal(queries.ENUMERATE_QUERIES)  # one limit, kept in queries.py
     info: dict[str, Any] = {
         "name": action.name,
         "args": {a.name: a.domain.describe() for a in action.args},

@@ -1,0 +1,264 @@
+"""The JSON API's routes, one group per resource (app.py assembles them): the specs on
+offer, the sessions (worksheets), and the design analyses (jobs). Each group is a small
+class over the one `Server` state; its handlers parse the request, run the work on a
+worker thread, and answer JSON. Bad input is a SleuthError (400 in app.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from sleuth.compiler.api import SleuthError, show_value
+from sleuth.solver.evaluation.analysis import analyse
+from sleuth.solver.infoset.backends import prior_belief
+from sleuth.solver.interfaces.web.forms import action_forms
+from sleuth.solver.interfaces.web.jobs import Jobs
+from sleuth.solver.interfaces.web.library import MAX_UPLOAD, Library
+from sleuth.solver.interfaces.web.worksheet import (
+    AUTO,
+    Worksheet,
+    list_sessions,
+    new_session,
+    open_worksheet,
+)
+from sleuth.solver.strategies import STRATEGIES, make_strategy
+
+MAX_BODY = MAX_UPLOAD + 4096  # a JSON request: an uploaded spec and its name at most
+ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
+          "lookahead", "optimal", "random")  # what the page offers (a saved tree needs a file)
+
+
+class NotFound(SleuthError):
+    """No such session or job."""
+
+
+class TooLarge(SleuthError):
+    """A request body over the limit."""
+
+
+def error_json(err: SleuthError) -> dict[str, Any]:
+    loc = None if err.loc is None else {"file": Path(str(err.loc.file)).name,
+                                        "line": err.loc.line, "col": err.loc.col}
+    return {"message": err.message, "hint": err.hint, "loc": loc, "text": str(err)}
+
+
+async def body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, within MAX_BODY."""
+    size = request.headers.get("content-length")
+    if size is not None and size.isdigit() and int(size) > MAX_BODY:
+        raise TooLarge(f"the request is larger than {MAX_BODY // 1024} KiB")
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise TooLarge(f"the request is larger than {MAX_BODY // 1024} KiB")
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError:
+        raise SleuthError("the request body is not JSON") from None
+    except RecursionError:
+        raise SleuthError("the request body is JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise SleuthError("the request body must be a JSON object")
+    return data
+
+
+def params_of(value: Any) -> dict[str, Any]:
+    """A spec's params, given as a JSON object or its text."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value or "{}")
+        except (ValueError, RecursionError):
+            raise SleuthError("params must be a JSON object") from None
+    if not isinstance(value, dict):
+        raise SleuthError("params must be a JSON object")
+    return value
+
+
+@dataclass
+class Server:
+    """What every route group shares: the specs, the sessions' folder and open worksheets,
+    and the analysis jobs."""
+
+    library: Library
+    sessions: Path
+    jobs: Jobs
+    sheets: dict[str, Worksheet] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.sessions.mkdir(parents=True, exist_ok=True)
+
+    def sheet(self, ident: str) -> Worksheet:
+        """The open worksheet of a session, opened from its file the first time."""
+        with self.lock:
+            ws = self.sheets.get(ident)
+        if ws is None:
+            try:
+                ws = open_worksheet(self.library, self.sessions, ident)
+            except SleuthError as err:
+                raise NotFound(err.message, err.loc, err.hint) from None
+            with self.lock:
+                ws = self.sheets.setdefault(ident, ws)
+        return ws
+
+    def keep(self, ws: Worksheet) -> None:
+        with self.lock:
+            self.sheets[ws.id] = ws
+
+
+class Specs:
+    """GET /api/specs, POST /api/specs (an upload), GET /api/spec?ref=R&params=JSON."""
+
+    def __init__(self, server: Server):
+        self.server = server
+
+    def routes(self) -> list[Route]:
+        return [Route("/api/specs", self.list, methods=["GET"]),
+                Route("/api/specs", self.upload, methods=["POST"]),
+                Route("/api/spec", self.get)]
+
+    async def list(self, request: Request) -> Response:
+        return JSONResponse({"specs": self.server.library.refs(), "strategies": list(ADVICE),
+                             "max_upload": MAX_UPLOAD})
+
+    async def upload(self, request: Request) -> Response:
+        data = await body(request)
+        ref = await run_in_threadpool(self.server.library.upload,
+                                      str(data.get("name", "upload.yaml")),
+                                      str(data.get("text", "")))
+        return JSONResponse({"ref": ref}, status_code=201)
+
+    async def get(self, request: Request) -> Response:
+        ref = request.query_params.get("ref", "")
+        params = params_of(request.query_params.get("params", "{}"))
+        return JSONResponse(await run_in_threadpool(self.summary, ref, params))
+
+    def summary(self, ref: str, params: dict[str, Any]) -> dict[str, Any]:
+        game = self.server.library.game(ref, params).game
+        prior = prior_belief(game)
+        return {"ref": ref, "game": game.name, "about": game.model.about,
+                "params": {k: show_value(v) for k, v in game.model.params.items()},
+                "secret": [{"name": v.name, "domain": v.domain.describe()}
+                           for v in game.model.secret],
+                "hypotheses": prior.size, "entropy_bits": prior.entropy_bits(),
+                "forms": action_forms(game)}
+
+
+class Sessions:
+    """The worksheets: list, create, read, observe, undo, redo, suggest."""
+
+    def __init__(self, server: Server):
+        self.server = server
+
+    def routes(self) -> list[Route]:
+        return [Route("/api/sessions", self.list, methods=["GET"]),
+                Route("/api/sessions", self.create, methods=["POST"]),
+                Route("/api/sessions/{ident}", self.get),
+                Route("/api/sessions/{ident}/observe", self.observe, methods=["POST"]),
+                Route("/api/sessions/{ident}/undo", self.undo, methods=["POST"]),
+                Route("/api/sessions/{ident}/redo", self.redo, methods=["POST"]),
+                Route("/api/sessions/{ident}/suggest", self.suggest)]
+
+    async def sheet(self, request: Request) -> Worksheet:
+        return await run_in_threadpool(self.server.sheet, request.path_params["ident"])
+
+    async def list(self, request: Request) -> Response:
+        return JSONResponse({"sessions": list_sessions(self.server.sessions)})
+
+    async def create(self, request: Request) -> Response:
+        data = await body(request)
+
+        def make() -> dict[str, Any]:
+            ws = new_session(self.server.library, self.server.sessions,
+                             str(data.get("spec", "")), params_of(data.get("params", {})))
+            self.server.keep(ws)
+            return ws.state()
+
+        return JSONResponse(await run_in_threadpool(make), status_code=201)
+
+    async def get(self, request: Request) -> Response:
+        ws = await self.sheet(request)
+        return JSONResponse(await run_in_threadpool(ws.state))
+
+    async def observe(self, request: Request) -> Response:
+        data = await body(request)
+        ws = await self.sheet(request)
+        outcome = data.get("outcome", data.get("feedback", data.get("answer")))
+        return JSONResponse(await run_in_threadpool(
+            ws.observe, str(data.get("query", "")), data.get("args") or {}, outcome))
+
+    async def undo(self, request: Request) -> Response:
+        ws = await self.sheet(request)
+        return JSONResponse(await run_in_threadpool(ws.undo))
+
+    async def redo(self, request: Request) -> Response:
+        ws = await self.sheet(request)
+        return JSONResponse(await run_in_threadpool(ws.redo_step))
+
+    async def suggest(self, request: Request) -> Response:
+        ws = await self.sheet(request)
+        q = request.query_params
+        strategy = q.get("strategy", AUTO)
+        if strategy not in ADVICE:
+            raise SleuthError(f"the page offers the strategies {', '.join(ADVICE)}")
+        try:
+            top = int(q.get("top", "5"))
+        except ValueError:
+            raise SleuthError("top must be a number") from None
+        return JSONResponse(await run_in_threadpool(ws.suggest, strategy, min(max(top, 0), 50)))
+
+
+class Analyses:
+    """POST /api/analyses starts a design analysis as a job; GET reads its progress and
+    result; DELETE cancels it."""
+
+    def __init__(self, server: Server):
+        self.server = server
+
+    def routes(self) -> list[Route]:
+        return [Route("/api/analyses", self.start, methods=["POST"]),
+                Route("/api/analyses/{ident}", self.get, methods=["GET"]),
+                Route("/api/analyses/{ident}", self.cancel, methods=["DELETE"])]
+
+    async def start(self, request: Request) -> Response:
+        data = await body(request)
+        ref, params = str(data.get("spec", "")), params_of(data.get("params", {}))
+        strategy = str(data.get("strategy", "entropy"))
+        secrets = data.get("secrets")
+        if strategy not in STRATEGIES or strategy == "tree":
+            raise SleuthError(f"unknown strategy '{strategy}'")
+        if secrets is not None and (not isinstance(secrets, int) or secrets < 1):
+            raise SleuthError("secrets must be a positive number")
+        loaded = await run_in_threadpool(self.server.library.game, ref, params)
+        game = loaded.game
+
+        def work(progress: Any) -> dict[str, Any]:
+            chooser = make_strategy(strategy, loaded.candidates)
+            return analyse(game, chooser, ref, secrets=secrets, progress=progress).to_json()
+
+        job = self.server.jobs.start(f"{game.name} {json.dumps(params)} {strategy}", work,
+                                     error_json)
+        return JSONResponse(job.to_json(), status_code=202)
+
+    async def get(self, request: Request) -> Response:
+        try:
+            return JSONResponse(self.server.jobs.get(request.path_params["ident"]).to_json())
+        except SleuthError as err:
+            raise NotFound(err.message) from None
+
+    async def cancel(self, request: Request) -> Response:
+        try:
+            return JSONResponse(self.server.jobs.cancel(request.path_params["ident"]).to_json())
+        except SleuthError as err:
+            raise NotFound(err.message) from None
+
+
+__all__ = ["ADVICE", "MAX_BODY", "Analyses", "NotFound", "Server", "Sessions", "Specs",
+           "TooLarge", "body", "error_json", "params_of"]
