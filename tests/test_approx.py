@@ -67,3 +67,17 @@ def test_mm810_after_three_guesses_within_epsilon_and_samples_from_it():
     assert within(approx.size, exact), (approx.size, exact)
     ranks = np.array(sorted(approx.sample_ranks(12, seed=3)), dtype=np.int64)
     assert approx.contains(ranks).all()
+
+
+def test_the_default_policy_never_picks_approx():
+    """approx is only ever asked for (docs/symbolic.md: no bundled game needs it); without
+    --backend every spec, however large its params, gets enum or the exact diagram."""
+    from sleuth.compiler.api import bundled_specs, load_game
+    from sleuth.solver.infoset.backends import DEFAULT_COUNTER, ENUMERATED, choose_backend
+
+    assert DEFAULT_COUNTER == "sdd"
+    games = [load_game(path) for path in bundled_specs()]
+    games.append(game("mastermind", pegs=20, colours=20))  # 10^26 codes
+    chosen = {g.name: choose_backend(g, None) for g in games}
+    assert set(chosen.values()) <= {ENUMERATED, DEFAULT_COUNTER}
+    assert chosen["Mastermind"] == DEFAULT_COUNTER  # the large one above
