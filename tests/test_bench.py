@@ -80,3 +80,18 @@ def test_bench_command_writes_results(tmp_path):
 def test_bench_refuses_a_param_no_spec_declares():
     result = CliRunner().invoke(cli, ["bench", MASTERMIND, "--set", "n=5", "--trials", "1"])
     assert result.exit_code != 0 and "no spec declares" in str(result.exception)
+
+
+def test_bench_takes_the_budget_flags():
+    """--max-hypotheses and --memory-mb reach every game bench loads (issue 28)."""
+    from sleuth.compiler.api import Budget
+
+    args = ["bench", "mastermind@pegs=3,colours=3", "--strategies", "entropy", "--trials", "2"]
+    refused = CliRunner().invoke(cli, [*args, "--max-hypotheses", "26"])
+    assert refused.exit_code == 1 and "budget of 26" in str(refused.exception)
+    ok = CliRunner().invoke(cli, [*args, "--max-hypotheses", "27", "--memory-mb", "64",
+                                  "--json"], catch_exceptions=False)
+    assert ok.exit_code == 0 and json.loads(ok.output)["summary"][0]["trials"] == 2
+    tasks = make_tasks([(str(ROOT / "specs" / "mastermind.yaml"), {"pegs": 3, "colours": 3})],
+                       ["entropy"], 1, 0, 0.1, None, Budget(max_hypotheses=27, memory_mb=64))
+    assert tasks[0].budget.memory_mb == 64

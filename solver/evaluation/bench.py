@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import Game, SleuthError, load_game, show_value
+from sleuth.compiler.api import Budget, Game, SleuthError, load_game, show_value
 from sleuth.solver.evaluation.cluster import connect
 from sleuth.solver.evaluation.transcript import play_secret
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
@@ -37,6 +37,9 @@ from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import applicable, make_strategy
 
 MAX_STEPS = 100  # a game not finished by then counts as unsolved, with these steps
+
+
+DEFAULT_BUDGET = Budget()  # the command line's defaults
 
 
 @dataclass(frozen=True)
@@ -50,24 +53,27 @@ class Task:
     seed: int
     time_limit: float  # seconds per decision (ises-sampled, ismcts): --budget
     backend: str | None = None  # the information set's backend (None: chosen by size)
+    budget: Budget = DEFAULT_BUDGET  # --max-hypotheses and --memory-mb
 
 
 def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable[str],
                trials: int, seed: int, time_limit: float,
-               backend: str | None = None) -> list[Task]:
+               backend: str | None = None, budget: Budget = DEFAULT_BUDGET) -> list[Task]:
     """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial. Each
     strategy is made once for each game first: one that cannot play a game is an error
     before any work."""
     specs, strategies = list(specs), list(strategies)
     for spec, params in specs:
-        _, candidates = _setup(str(spec), tuple(sorted(params.items())))
+        _, candidates = _setup(str(spec), tuple(sorted(params.items())), budget)
         for name in strategies:
             make_strategy(name, candidates, **applicable(name, {"budget": time_limit}))
-    return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit, backend)
+    return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit, backend,
+                 budget)
             for spec, params in specs for s in strategies for t in range(trials)]
 
 
-def parse_spec_sizes(args: Iterable[str], common: dict[str, Any]) -> list[tuple[str, dict]]:
+def parse_spec_sizes(args: Iterable[str], common: dict[str, Any],
+                     budget: Budget = DEFAULT_BUDGET) -> list[tuple[str, dict]]:
     """`SPEC` or `SPEC@name=value,name=value` (a size of that game); `common` params go to
     every spec that declares them, and each must be declared by one at least."""
     from sleuth.compiler.api import parse_overrides
@@ -76,7 +82,7 @@ def parse_spec_sizes(args: Iterable[str], common: dict[str, Any]) -> list[tuple[
     for arg in args:
         path, _, sizes = arg.partition("@")
         own = parse_overrides([x for x in sizes.split(",") if x]) if sizes else {}
-        declared = load_game(path, own).model.params  # checks the spec and its own sizes
+        declared = load_game(path, own, budget).model.params  # checks it and its own sizes
         shared = {k: v for k, v in common.items() if k in declared and k not in own}
         used |= set(shared)
         out.append((path, {**shared, **own}))
@@ -88,10 +94,11 @@ def parse_spec_sizes(args: Iterable[str], common: dict[str, Any]) -> list[tuple[
 
 
 @lru_cache(maxsize=16)
-def _setup(spec: str, params: tuple[tuple[str, Any], ...]) -> tuple[Game, Candidates]:
+def _setup(spec: str, params: tuple[tuple[str, Any], ...],
+           budget: Budget = DEFAULT_BUDGET) -> tuple[Game, Candidates]:
     """A game and its queries, once per process; the feedback matrices that fit are built
     here, before any trial is timed, so no strategy's first decision pays for them."""
-    game = load_game(spec, dict(params) or None)
+    game = load_game(spec, dict(params) or None, budget)
     candidates = Candidates(game)
     candidates.keep_matrices()
     return game, candidates
@@ -120,7 +127,7 @@ def secret_of(game: Game, task: Task,
 
 def run_task(task: Task) -> dict[str, Any]:
     """Play one trial; a plain dict, so it travels between processes and machines."""
-    game, candidates = _setup(task.spec, task.params)
+    game, candidates = _setup(task.spec, task.params, task.budget)
     _, strategy_seed, answer_seed = seeds(task)
     strategy = make_strategy(task.strategy, candidates, seed=strategy_seed,
                              **applicable(task.strategy, {"budget": task.time_limit}))

@@ -51,17 +51,22 @@ def game_options(fn):
     return click.argument("spec", type=click.Path(dir_okay=False))(load_options(fn))
 
 
-def load_options(fn):
-    """--set, --max-hypotheses, --memory-mb and --data-anywhere."""
-    fn = click.option("--data-anywhere", is_flag=True,
-                      help="Let the spec read data files outside its own folder.")(fn)
+def budget_options(fn):
+    """--max-hypotheses and --memory-mb."""
     fn = click.option("--memory-mb", type=click.IntRange(16), default=Budget.memory_mb,
                       show_default=True,
                       help="Memory budget (MiB) for feedback blocks and for the "
                            "decision-diagram library.")(fn)
-    fn = click.option("--max-hypotheses", type=click.IntRange(1),
-                      default=Budget.max_hypotheses, show_default=True,
-                      help="Largest hypothesis space the enumerated backend builds.")(fn)
+    return click.option("--max-hypotheses", type=click.IntRange(1),
+                        default=Budget.max_hypotheses, show_default=True,
+                        help="Largest hypothesis space the enumerated backend builds.")(fn)
+
+
+def load_options(fn):
+    """--set, --max-hypotheses, --memory-mb and --data-anywhere."""
+    fn = click.option("--data-anywhere", is_flag=True,
+                      help="Let the spec read data files outside its own folder.")(fn)
+    fn = budget_options(fn)
     return click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE",
                         help=OVERRIDE_HELP)(fn)
 

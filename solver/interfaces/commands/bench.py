@@ -8,13 +8,18 @@ from typing import Any
 
 import click
 
-from sleuth.compiler.api import parse_overrides
+from sleuth.compiler.api import Budget, parse_overrides
 from sleuth.solver.evaluation.bench import make_tasks, parse_spec_sizes, size_label
 from sleuth.solver.evaluation.bench import run as run_tasks
 from sleuth.solver.evaluation.bench import summarise as summarise_bench
 from sleuth.solver.evaluation.bench import write_outputs as write_bench
 from sleuth.solver.infoset.backends import BACKENDS, backend_help
-from sleuth.solver.interfaces.options import OVERRIDE_HELP, make_console, progress_bar
+from sleuth.solver.interfaces.options import (
+    OVERRIDE_HELP,
+    budget_options,
+    make_console,
+    progress_bar,
+)
 from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
 
 
@@ -29,6 +34,7 @@ from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
               help=f"Seconds per decision for {', '.join(option_table()['budget'][1])}.")
 @click.option("--backend", type=click.Choice(BACKENDS), default=None, help=backend_help())
 @click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help=OVERRIDE_HELP)
+@budget_options
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True,
               help="Local worker processes.")
@@ -38,15 +44,17 @@ from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
               help="Write results.csv, results.json and the plot here.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def bench(specs: tuple[str, ...], strategies: str, trials: int, time_limit: float,
-          backend: str | None, overrides: tuple[str, ...], seed: int, workers: int,
-          scheduler: str | None, out: str | None, as_json: bool) -> None:
+          backend: str | None, overrides: tuple[str, ...], max_hypotheses: int,
+          memory_mb: int, seed: int, workers: int, scheduler: str | None, out: str | None,
+          as_json: bool) -> None:
     """A tournament: strategies against the same seeded secrets of each SPEC (a size of it:
     SPEC@name=value,...)."""
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     for name in names:
         strategy_class(name)  # an unknown name is an error before any work
-    sized = parse_spec_sizes(specs, parse_overrides(overrides))  # all checked before work
-    tasks = make_tasks(sized, names, trials, seed, time_limit, backend)
+    budget = Budget(max_hypotheses=max_hypotheses, memory_mb=memory_mb)
+    sized = parse_spec_sizes(specs, parse_overrides(overrides), budget)  # checked before work
+    tasks = make_tasks(sized, names, trials, seed, time_limit, backend, budget)
     with progress_bar(len(tasks), "bench") as advance:
         results = run_tasks(tasks, workers, scheduler, advance)
     rows = summarise_bench(results)
