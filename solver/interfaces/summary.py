@@ -95,16 +95,16 @@ def distinct_feedbacks(game: Game, query: str, legal: int | None) -> int | None:
     """How many different feedbacks legal queries can produce (None when too costly)."""
     if legal is None or legal * game.hypotheses.size > EXACT_FEEDBACK_PAIRS:
         return None
-    h = game.hypotheses.size
-    if game.coder(query).size <= DENSE_CODES:  # a table of every code: one bincount a block
-        seen = np.zeros(game.coder(query).size, dtype=bool)
-        for ranks in game.space(query).legal_ranks():
-            if len(ranks):
-                seen |= game.partition_counts(query, ranks).any(axis=0)
-        return int(seen.sum())
-    rows = max(1, game.budget.memory_bytes // (8 * max(h, 1) * 4))  # a vast code space:
-    codes = np.zeros(0, dtype=np.int64)  # the codes that occur, block by block
+    h, size = game.hypotheses.size, game.coder(query).size
+    dense = size <= DENSE_CODES  # a table of every code, one bincount a block; else the
+    # distinct codes, block by block: a feedback's code space may run to billions
+    rows = max(1, game.budget.memory_bytes // (4 * 8 * (h + (size if dense else 0))))
+    seen = np.zeros(size if dense else 0, dtype=bool if dense else np.int64)
     for ranks in game.space(query).legal_ranks(chunk=rows):
-        if len(ranks):
-            codes = np.union1d(codes, game.feedback_matrix(query, ranks).ravel())
-    return len(codes)
+        if not len(ranks):
+            continue
+        if dense:
+            seen |= game.partition_counts(query, ranks).any(axis=0)
+        else:
+            seen = np.union1d(seen, game.feedback_matrix(query, ranks).ravel())
+    return int(seen.sum()) if dense else len(seen)
