@@ -11,6 +11,8 @@ from sleuth.compiler.api import BudgetError
 from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
+SPARSE_CODES = 1 << 20  # codes above this are renumbered: (queries x codes) tables stay small
+
 
 class OutcomeTable:
     """Every legal query's feedback code on every hypothesis, as one (queries x hypotheses)
@@ -35,13 +37,13 @@ class OutcomeTable:
         codes = np.concatenate(
             [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]
         ).astype(np.int64) if blocks else np.zeros((0, len(everyone)), dtype=np.int64)
-        # The codes that occur, numbered 0..ncodes-1 (one numbering for the whole table: it
-        # tells parts apart as the codes do, and its tables stay small whatever the
-        # feedback's code space; book[label] is the code).
-        book, _, labels = compact(codes) if codes.size else (np.zeros(1, np.int64), None,
-                                                             codes)
-        self.codes = labels.astype(np.int64)
-        self.ncodes = len(book)
+        top = int(codes.max()) + 1 if codes.size else 1
+        if top > SPARSE_CODES:  # a vast code space: the codes that occur, numbered 0..n-1
+            book, _, labels = compact(codes)  # (one numbering for the whole table: it tells
+            codes = labels.astype(np.int64)   # parts apart as the codes do)
+        else:
+            book = np.arange(top, dtype=np.int64)
+        self.codes, self.ncodes = codes, len(book)
         self.offsets = (np.arange(len(self.queries), dtype=np.int64) * self.ncodes)[:, None]
         self.stops = np.zeros((len(self.queries), self.ncodes), dtype=bool)
         if has_stop(game):

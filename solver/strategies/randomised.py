@@ -1,9 +1,8 @@
 """The random baselines: any allowed query, or any possible secret (seeded).
 
 Each draw comes from a generator seeded by the strategy's seed and the queries and
-feedback so far, so the strategy is a function of the information set: the tree that
-`evaluate` walks (in any order, on any number of workers) is the one a game per secret
-plays.
+feedback so far, so the strategy is a function of the game so far: the tree that
+`evaluate` walks, in whatever order, is the one a game per secret plays.
 """
 
 from __future__ import annotations
