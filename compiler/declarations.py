@@ -309,7 +309,7 @@ class Declarations:
         if not decl.index:
             raise SpecError(f"table '{decl.name}' has no index domain", decl.loc,
                             hint="name the domains its rows are indexed by, e.g. "
-                                 "index: [Clue, Word]; a single number is a param")
+                                 "index: [Row, Column]; a single number is a param")
         index = [self.domain(n) for n in decl.index]
         for d, n in zip(index, decl.index, strict=True):
             if not isinstance(d.type, IntT | EnumT | BoolT):

@@ -223,7 +223,7 @@ def play(spec: str | None, session_path: str | None, as_json: bool, **kwargs: An
         if session_path is None or not Path(session_path).exists():
             raise SleuthError("play needs SPEC, or --session FILE of a game already saved "
                               "(the file names its spec)",
-                              hint="e.g. sleuth play mastermind --session game.json")
+                              hint="e.g. sleuth play SPEC --session game.json")
         spec, params = Session.spec_of(session_path)
         kwargs["overrides"] = tuple(f"{k}={json.dumps(v)}" for k, v in params.items()) + \
             tuple(kwargs["overrides"])
