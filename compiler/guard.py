@@ -37,6 +37,7 @@ from sleuth.compiler.errors import BackendError, BudgetError, SleuthError
 
 STATUS = "/proc/self/status"
 TICK = 1.0  # seconds between reports of a child still at work
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a child gets when its parent dies
 MEMORY_WORDS = ("alloc", "memory", "bad_alloc")  # a C library's last words when it ran out
 
 
@@ -123,6 +124,17 @@ def _run(step: Callable[[], Any], limit: int, out: int, quiet_stdout: bool) -> N
         os._exit(0)
 
 
+def _die_with_parent() -> None:
+    """In the child, on Linux: SIGKILL when the parent dies (a parent killed outright
+    leaves no orphan to run on). Elsewhere nothing: the child ends at its next write."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
 def _status(wait_status: int) -> str:
     if os.WIFSIGNALED(wait_status):
         return f"signal {signal.Signals(os.WTERMSIG(wait_status)).name}"
@@ -142,6 +154,7 @@ def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
         pid = os.fork()
         if pid == 0:  # the child: it never returns into the parent's code
             try:
+                _die_with_parent()
                 os.close(read)
                 os.dup2(err.fileno(), 2)  # its last words, kept for the parent
                 _run(step, limit, write, quiet_stdout)

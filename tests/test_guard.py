@@ -101,3 +101,31 @@ def test_the_guard_works_inside_a_daemonic_pool_worker():
     with get_context("fork").Pool(1) as pool:
         assert pool.map(guarded_square, [3, 4]) == [9, 16]
         assert pool.apply(projected_count, (CLAUSES, VARIABLES, 3, 30.0)) == 4
+
+
+def test_a_child_dies_with_its_parent():
+    """A parent killed outright (SIGKILL) leaves no child running on (PR_SET_PDEATHSIG)."""
+    import subprocess
+
+    code = ("from sleuth.compiler.guard import in_child; import time; "
+            "in_child(lambda: time.sleep(30))")
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    children: list[str] = []
+    for _ in range(100):  # wait for the fork
+        time.sleep(0.05)
+        children = subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        if children:
+            break
+    parent.kill()
+    parent.wait()
+    time.sleep(0.5)
+
+    def running(pid: str) -> bool:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                return not any(line.startswith("State:") and "Z" in line for line in f)
+        except OSError:
+            return False
+
+    assert children and not any(running(c) for c in children)
