@@ -143,3 +143,17 @@ def test_a_quick_guarded_step_is_not_reported():
     with reporting(lambda what, seconds: heard.append(seconds)):
         assert in_child(lambda: 3).value == 3
     assert heard == []
+
+
+def test_the_command_line_says_once_that_a_step_is_slow_when_not_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from sleuth.solver.interfaces.options import WaitingLine
+
+    line, out = WaitingLine(), io.StringIO()
+    line.console = Console(file=out, force_terminal=False, width=200)
+    for seconds in (1.0, 2.0, 5.2, 6.1, None, 1.0):
+        line("compiling the diagram", seconds)
+    assert out.getvalue() == "compiling the diagram: 5 s so far (Ctrl-C stops it)\n"
