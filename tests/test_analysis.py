@@ -69,6 +69,46 @@ def test_mastermind_first_move_classes_against_a_hand_scorer():
     assert data["spatial_interest_bits"] > 0
 
 
+def expected_entropy_by_hand(guess, codes, whites=True) -> float:
+    sizes = Counter(score(guess, c, whites) for c in codes).values()
+    return sum(n * math.log2(n) for n in sizes) / len(codes)
+
+
+@pytest.mark.parametrize("colours", [2, 3, 4])
+def test_fig3_two_colours_are_best_at_three_pegs_up_to_three_colours(colours):
+    """The paper's Fig. 3 claim, at 3 pegs: a first guess of two colours (112) leaves the
+    least expected entropy. By a hand scorer over every guess: true for 2 and 3 colours,
+    false from 4 on (123 is best), and `sleuth analyse` agrees class by class."""
+    codes = list(itertools.product(range(1, colours + 1), repeat=3))
+    by_hand = {g: expected_entropy_by_hand(g, codes) for g in codes}
+    best = min(by_hand.values())
+    best_colours = {len(set(g)) for g, h in by_hand.items() if h <= best + 1e-12}
+    data = run("analyse", str(ROOT / "specs" / "mastermind.yaml"), "--set", "pegs=3",
+               "--set", f"colours={colours}")
+    classes = data["first_moves"]["classes"]
+    first = tuple(classes[0]["example"]["args"]["g"])
+    assert classes[0]["expected_entropy_bits"] == pytest.approx(best, abs=1e-12)
+    assert {len(set(first))} == best_colours
+    for c in classes:
+        g = tuple(c["example"]["args"]["g"])
+        assert c["expected_entropy_bits"] == pytest.approx(by_hand[g], abs=1e-12)
+    assert best_colours == ({2} if colours <= 3 else {3})
+
+
+def test_fig3_black_peg_first_moves_are_alike_at_three_pegs_three_colours():
+    """The paper's other Fig. 3 claim: in Simple (black-peg) Mastermind every first move
+    is alike. By hand, every one of the 27 guesses parts the codes 12/8/6/1."""
+    codes = list(itertools.product(range(1, 4), repeat=3))
+    parts = {tuple(sorted(Counter(score(g, c, whites=False) for c in codes).values(),
+                          reverse=True)) for g in codes}
+    assert parts == {(12, 8, 6, 1)}
+    data = run("analyse", str(ROOT / "specs" / "black-peg-mastermind.yaml"), "--set",
+               "pegs=3", "--set", "colours=3")
+    (only,) = data["first_moves"]["classes"]
+    assert tuple(only["partition"]) == (12, 8, 6, 1) and only["queries"] == 27
+    assert data["spatial_interest_bits"] == 0.0  # exactly: 8.9e-16 before issue 29
+
+
 @pytest.mark.parametrize("k", [3, 5])
 def test_binary_search_loses_the_same_bits_for_every_secret(k):
     n = 2**k - 1

@@ -132,6 +132,8 @@ def first_move_profile(candidates: Candidates, root: Belief) -> tuple[list[MoveC
     ordered = sorted(classes.values(), key=lambda c: c.expected_entropy)
     if not per_query:
         return ordered, 0, 0.0
+    if min(per_query) == max(per_query):  # every first move alike: exactly 0 (a weighted
+        return ordered, sum(counts), 0.0  # mean of equal values can be off by 1e-16)
     weights = np.array(counts, dtype=float)
     mean = np.average(per_query, weights=weights)
     spread = float(np.sqrt(np.average((np.array(per_query) - mean) ** 2, weights=weights)))
