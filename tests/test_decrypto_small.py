@@ -76,3 +76,19 @@ def test_own_team_guesses_the_code_when_every_clue_is_clear():
     after = apply_event(own, Event("clues", {}, answer=shown))
     best = after.top(1)[0][0]
     assert best["code"] == code and best["keywords"] == keywords
+
+
+def test_the_notebooks_sanity_check_every_code_at_probability_one():
+    """The Decrypto notebook's own check (issue 29): with the identity clue model (a clue
+    names its keyword, P(clue i | position s) = 1 if clue i is the keyword at s, else 0),
+    each of the 24 codes comes out at posterior probability 1. Through specs/decrypto.yaml,
+    for every code."""
+    g = load_game(SPECS / "decrypto.yaml")
+    codes = list(itertools.permutations(range(4), 3))
+    assert Belief.prior(g).size == len(codes) == 24
+    for code in codes:
+        fit = [1.0 if s == code[i] else 0.0 for i in range(3) for s in range(4)]
+        after = apply_event(Belief.prior(g), Event("clues", {}, answer={"fit": tuple(fit)}))
+        (best, p), = after.top(1)
+        assert tuple(best["code"]) == code and p == pytest.approx(1.0, abs=1e-15)
+        assert after.size == 1
