@@ -182,6 +182,17 @@ def test_coin_12_optimum_equals_the_exhaustive_minimisation(strategy):
     assert (total, worst) == want == proven == (72, 3)
 
 
+def test_nine_coins_exhaustive_ises_is_not_optimal():
+    """docs/results.md (issue 29): at 9 coins entropy weighs every secret in 3 (54), while
+    the optimum, by the exhaustive minimisation written here, is 52 (26/9 a game)."""
+    spec = str(ROOT / "specs" / "counterfeit-coin.yaml")
+    want = brute_coin_by_status(9, worst_first=False)
+    assert sleuth_value(spec, {"coins": 9}, "optimal") == (*want, want)
+    game = load_game(spec, {"coins": 9})
+    ev = evaluate_strategy(game, make_strategy("entropy", Candidates(game, "any")), spec)
+    assert (ev.total, ev.worst) == (54, 3) and want == (52, 3)
+
+
 def test_known_values():
     """The optima issue 17 named: MM(3,2) 18, MM(3,3) 73, and the classic 12-coin answer,
     3 weighings for every secret (72 in total). (MM(2,6), 132, has no source at hand: it
