@@ -13,6 +13,14 @@ exact average of exhaustive ISES over *all* secrets checks the sampled trials.
 
     python benchmarks/tournament.py [--trials 500] [--budget 0.1] [--workers 2]
                                     [--scheduler ADDR] [--fresh] [--only NAME]
+                                    [--iterations N]
+
+Every trial records the work of each decision of the time-limited agents (ISMCTS
+iterations, sampled ISES's states and queries scored), so a run says how much 0.1 s
+bought. `--iterations N` is the fixed-work tournament instead: each decision does N
+iterations (ISMCTS) or scores N sampled queries (sampled ISES) whatever the clock, so
+its trials do not depend on the machine's load; it is saved under
+docs/results/tournament-iterations-N/ and leaves docs/results.md alone.
 """
 
 from __future__ import annotations
@@ -74,7 +82,8 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     if path.exists() and not args.fresh:
         return load(path)
     start = time.perf_counter()
-    tasks = make_tasks([(spec, params)], AGENTS, args.trials, args.seed, args.time_limit)
+    tasks = make_tasks([(spec, params)], AGENTS, args.trials, args.seed, args.time_limit,
+                       iterations=args.iterations)
     trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
     elapsed = time.perf_counter() - start
     data = {"spec": spec, "params": params, "trials": trials, "elapsed": round(elapsed, 1),
@@ -113,10 +122,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fresh", action="store_true", help="run again what is saved")
     parser.add_argument("--only", default=None, help="one spec file, e.g. black-box.yaml")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "results" / "tournament"))
+    parser.add_argument("--out", default=None, help="default: docs/results/tournament (with "
+                        "--iterations N: docs/results/tournament-iterations-N)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="fixed work per decision instead of the clock")
     args = parser.parse_args()
     os.chdir(ROOT)  # spec paths in the results are relative to the repository
-    out = Path(args.out)
+    folder = "tournament" if args.iterations is None else \
+        f"tournament-iterations-{args.iterations}"
+    out = Path(args.out or ROOT / "docs" / "results" / folder)
     out.mkdir(parents=True, exist_ok=True)
     runs = []
     for name, spec, sizes in GAMES:
@@ -133,7 +147,8 @@ def main() -> None:
     figure = fig5(rows, runs, out)
     table = markdown(rows, runs)
     print(table)
-    write_section(table, args, runs, figure)
+    if args.iterations is None:  # the clock run is the one docs/results.md shows
+        write_section(table, args, runs, figure)
 
 
 def size_text(params: dict) -> str:

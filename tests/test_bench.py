@@ -95,3 +95,21 @@ def test_bench_takes_the_budget_flags():
     tasks = make_tasks([(str(ROOT / "specs" / "mastermind.yaml"), {"pegs": 3, "colours": 3})],
                        ["entropy"], 1, 0, 0.1, None, Budget(max_hypotheses=27, memory_mb=64))
     assert tasks[0].budget.memory_mb == 64
+
+
+def test_fixed_iterations_make_time_limited_agents_reproducible():
+    """bench --iterations: the time-limited agents do fixed work per decision, so two runs
+    give the same trials, and each trial records its work per decision (issue 29)."""
+    spec = [(str(ROOT / "specs" / "mastermind.yaml"), {"pegs": 3, "colours": 4})]
+    runs = []
+    for _ in range(2):
+        tasks = make_tasks(spec, ["ises-sampled", "ismcts"], 3, 7, 0.1, iterations=25)
+        runs.append([{k: v for k, v in r.items() if k != "seconds"} for r in run(tasks)])
+    assert runs[0] == runs[1]
+    for trial in runs[0]:
+        assert len(trial["work"]) == trial["steps"]
+        key = "queries" if trial["strategy"] == "ises-sampled" else "iterations"
+        done = [w[key] for w in trial["work"]]
+        assert done[0] == 25 and all(n in (0, 25) for n in done)  # 0: one hypothesis left
+    clocked = run(make_tasks(spec, ["entropy"], 1, 7, 0.1))
+    assert "work" not in clocked[0]  # an exhaustive strategy reports none

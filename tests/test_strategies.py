@@ -233,6 +233,20 @@ def test_ises_sampled_respects_a_tiny_budget():
     assert 1 <= s.last_scored < c.size and q.action == "guess"
 
 
+def test_ises_sampled_with_fixed_iterations_ignores_the_clock():
+    """--iterations N: N sampled queries scored whatever the budget (issue 29), so the
+    decision is the same on any machine: the same query with a tiny budget and a large
+    one, and the work it reports is N queries against m states."""
+    g = game("mastermind")
+    c = Candidates(g)
+    picks = set()
+    for budget in (1e-6, 30.0):
+        s = make_strategy("ises-sampled", c, seed=1, states=50, budget=budget, iterations=40)
+        picks.add(s.choose(Belief.prior(g)))
+        assert s.last_scored == 40 and s.work() == {"states": 50, "queries": 40}
+    assert len(picks) == 1
+
+
 def test_random_strategies_are_seeded():
     g = game("mastermind", **SMALL)
     b = apply_event(Belief.prior(g), make_event(g, "guess", {"g": [1, 1, 2]},
@@ -380,6 +394,7 @@ def test_ismcts_is_reproducible_and_solves_every_secret():
     s = make_strategy("ismcts", c, 2, iterations=40)
     q = s.choose(Belief.prior(g))
     assert s.last_iterations == 40 and q.action == "guess"
+    assert s.work() == {"iterations": 40, "states": g.hypotheses.size}
 
 
 def test_ismcts_plays_the_last_possible_secret():

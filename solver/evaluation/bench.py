@@ -54,11 +54,13 @@ class Task:
     time_limit: float  # seconds per decision (ises-sampled, ismcts): --budget
     backend: str | None = None  # the information set's backend (None: chosen by size)
     budget: Budget = DEFAULT_BUDGET  # --max-hypotheses and --memory-mb
+    iterations: int | None = None  # fixed work per decision instead of the clock
 
 
 def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable[str],
                trials: int, seed: int, time_limit: float,
-               backend: str | None = None, budget: Budget = DEFAULT_BUDGET) -> list[Task]:
+               backend: str | None = None, budget: Budget = DEFAULT_BUDGET,
+               iterations: int | None = None) -> list[Task]:
     """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial. Each
     strategy is made once for each game first: one that cannot play a game is an error
     before any work."""
@@ -66,9 +68,10 @@ def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable
     for spec, params in specs:
         _, candidates = _setup(str(spec), tuple(sorted(params.items())), budget)
         for name in strategies:
-            make_strategy(name, candidates, **applicable(name, {"budget": time_limit}))
+            make_strategy(name, candidates, **applicable(name, {"budget": time_limit,
+                                                                "iterations": iterations}))
     return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit, backend,
-                 budget)
+                 budget, iterations)
             for spec, params in specs for s in strategies for t in range(trials)]
 
 
@@ -130,7 +133,8 @@ def run_task(task: Task) -> dict[str, Any]:
     game, candidates = _setup(task.spec, task.params, task.budget)
     _, strategy_seed, answer_seed = seeds(task)
     strategy = make_strategy(task.strategy, candidates, seed=strategy_seed,
-                             **applicable(task.strategy, {"budget": task.time_limit}))
+                             **applicable(task.strategy, {"budget": task.time_limit,
+                                                          "iterations": task.iterations}))
     root = prior_belief(game, choose_backend(game, task.backend)) if task.backend else None
     secret_game, secret = secret_of(game, task, root)
     start = time.perf_counter()
@@ -144,6 +148,8 @@ def run_task(task: Task) -> dict[str, Any]:
            "seconds": round(time.perf_counter() - start, 4)}
     if t.guess is not None:  # goal: {confidence}: was the confident guess right?
         out.update(correct=t.correct, posterior=t.posterior)
+    if any(step.work for step in t.steps):  # a time-limited strategy: how much it searched
+        out["work"] = [step.work or {} for step in t.steps]
     return out
 
 

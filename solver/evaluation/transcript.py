@@ -40,10 +40,12 @@ class Step:
     remaining: int
     entropy_bits: float
     information_bits: float
+    work: dict[str, int] | None = None  # what the strategy's decision did (Strategy.work)
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.event.to_data(), "remaining": self.remaining,
-                "entropy_bits": self.entropy_bits, "information_bits": self.information_bits}
+        out = {**self.event.to_data(), "remaining": self.remaining,
+               "entropy_bits": self.entropy_bits, "information_bits": self.information_bits}
+        return {**out, "work": self.work} if self.work else out
 
 
 @dataclass
@@ -165,7 +167,8 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
         query = strategy.choose(belief)
         event = outcome(secret_game, query, strategy.candidates.args(query), secret, rng)
         after = apply_event(belief, event)
-        t.steps.append(Step(event, after.size, after.entropy_bits(), after.kl_bits(belief)))
+        t.steps.append(Step(event, after.size, after.entropy_bits(), after.kl_bits(belief),
+                            strategy.work() or None))
         belief = strategy.prepared(after)
         if stop and event.feedback is not None and stops(
                 query, game.coder(query.action).encode(event.feedback)):

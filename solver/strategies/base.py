@@ -135,6 +135,13 @@ class Strategy:
     def choose(self, belief: AnyBelief) -> Query:
         raise NotImplementedError
 
+    def work(self) -> dict[str, int]:
+        """What the last decision did, for a strategy whose work the clock decides
+        (iterations, states, queries scored): recorded per decision in `solve` and
+        `bench` trials, so a time-limited run says how much it searched. Empty for the
+        others."""
+        return {}
+
     def prepared(self, belief: AnyBelief) -> AnyBelief:
         """The belief in the form this strategy works on: listed once small enough."""
         return belief.settled()

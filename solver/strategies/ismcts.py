@@ -72,14 +72,19 @@ class ISMCTS(Strategy):
         self.pool = [(b, p) for b in candidates.blocks if b.deterministic
                      for p in range(len(b.ranks))]
         self.secret_blocks = [b for b in candidates.blocks if b.secret_like and b.deterministic]
-        self.last_iterations = 0
+        self.last_iterations = self.last_states = 0
+
+    def work(self) -> dict[str, int]:
+        return {"iterations": self.last_iterations, "states": self.last_states}
 
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
+        self.last_iterations = 0
         belief = self.prepared(belief)
         # a listed belief itself; a counted one, determinisations drawn from the counter
-        belief = belief.determinisations(self.states, self.rng,
-                                         deadline=start + SAMPLING_SHARE * self.budget)
+        belief = belief.determinisations(self.states, self.rng, deadline=None if (
+            self.iterations is not None) else start + SAMPLING_SHARE * self.budget)
+        self.last_states = belief.size
         root = _Node(belief)
         self._expand(root)
         if not root.order:

@@ -31,7 +31,8 @@ class ISESSampled(Entropy):
     ISES, and sampling saves queries, not hypotheses. On a belief too large to list
     (the symbolic backends) the posterior sets are estimated on the sampled states: the
     partition variant below. Seeded: with a budget that is not reached the choice is
-    reproducible.
+    reproducible; with `iterations` (the number of sampled queries scored, the clock not
+    consulted) it always is.
     """
 
     orbit_queries = False  # it draws queries uniformly from the whole list
@@ -44,11 +45,14 @@ class ISESSampled(Entropy):
     queries = Option(int, None, "queries sampled per decision (n; default: all)", minimum=1,
                      optional=True)
     budget = Option(float, 0.1, "seconds per decision", minimum=0, open_min=True)
+    iterations = Option(int, None, "a fixed number of iterations instead of the clock "
+                        "(reproducible)", minimum=1, optional=True)  # here: queries scored
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
         self.rng = np.random.default_rng(seed)
         self.last_scored = 0  # queries scored in the last decision (for benchmarks)
+        self.last_states = 0  # states sampled for it
         self._full: Belief | None = None  # Algorithm 1: the listed set being decided
         self._states = np.zeros(0, dtype=np.int64)  # its sampled states (positions)
 
@@ -58,20 +62,27 @@ class ISESSampled(Entropy):
     def decision_pairs(self, belief: AnyBelief) -> int | None:
         return None  # a sample of states, scored until the budget is spent
 
+    def work(self) -> dict[str, int]:
+        return {"states": self.last_states, "queries": self.last_scored}
+
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
         belief = self.prepared(belief)
+        self.last_scored = self.last_states = 0
         if belief.size == 1:
-            self.last_scored = 0
             return super().choose(belief)  # every query ties: K decides, no scoring needed
         sample = self.sample_states(belief, start)
+        self.last_states = len(self._states) if sample is self._full else sample.size
         order = [(b, self.rng.permutation(self.candidates.allowed(b, belief)))
                  for b in self.candidates.blocks]
         pool = [(b, p) for b, p in order if len(p)]
         if self.queries is not None:
             pool = self._limit(pool, self.queries)
+        if self.iterations is not None:  # fixed work: this many queries, whatever the clock
+            pool = self._limit(pool, self.iterations)
         scored: list[Scored] = []
-        deadline = start + SCORING_SHARE * self.budget
+        deadline = start + SCORING_SHARE * self.budget if self.iterations is None \
+            else float("inf")
         per_query, done = 0.0, 0
         for block, positions in pool:
             lo, batches, batch = 0, 0, FIRST_BATCH
@@ -82,6 +93,8 @@ class ISESSampled(Entropy):
                     # Two small batches per block: the first also pays for setting up (the
                     # block's feedback matrix over the states), the second measures the rate.
                     batch = FIRST_BATCH
+                elif deadline == float("inf"):  # fixed iterations: no clock to fit
+                    batch = 4 * batch
                 else:  # sized to end before the deadline, growing at most 4x a batch
                     batch = min(4 * batch, int(0.8 * (deadline - time.perf_counter())
                                                / max(per_query, 1e-9)))
@@ -112,7 +125,8 @@ class ISESSampled(Entropy):
             p = None if listed.uniform else listed.probabilities()
             self._states = self.rng.choice(listed.size, size=self.states, replace=True, p=p)
             return listed
-        return belief.draw(self.states, self.rng, deadline=start + SAMPLING_SHARE * self.budget)
+        deadline = None if self.iterations is not None else start + SAMPLING_SHARE * self.budget
+        return belief.draw(self.states, self.rng, deadline=deadline)
 
     def score_block(self, block, positions, belief):
         """Algorithm 1's scores (the average posterior entropy over the sampled states) on a

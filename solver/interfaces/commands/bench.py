@@ -32,6 +32,11 @@ from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
 @click.option("--budget", "time_limit", type=click.FloatRange(0.0, min_open=True),
               default=0.1, show_default=True,
               help=f"Seconds per decision for {', '.join(option_table()['budget'][1])}.")
+@click.option("--iterations", type=click.IntRange(1), default=None,
+              help="Fixed work per decision instead of the clock, for "
+                   f"{', '.join(option_table()['iterations'][1])} (ISMCTS: iterations; "
+                   "sampled ISES: sampled queries scored): trials that do not depend on "
+                   "the machine's load.")
 @click.option("--backend", type=click.Choice(BACKENDS), default=None, help=backend_help())
 @click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help=OVERRIDE_HELP)
 @budget_options
@@ -44,9 +49,9 @@ from sleuth.solver.strategies import TOURNAMENT, option_table, strategy_class
               help="Write results.csv, results.json and the plot here.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 def bench(specs: tuple[str, ...], strategies: str, trials: int, time_limit: float,
-          backend: str | None, overrides: tuple[str, ...], max_hypotheses: int,
-          memory_mb: int, seed: int, workers: int, scheduler: str | None, out: str | None,
-          as_json: bool) -> None:
+          iterations: int | None, backend: str | None, overrides: tuple[str, ...],
+          max_hypotheses: int, memory_mb: int, seed: int, workers: int,
+          scheduler: str | None, out: str | None, as_json: bool) -> None:
     """A tournament: strategies against the same seeded secrets of each SPEC (a size of it:
     SPEC@name=value,...)."""
     names = [s.strip() for s in strategies.split(",") if s.strip()]
@@ -54,7 +59,7 @@ def bench(specs: tuple[str, ...], strategies: str, trials: int, time_limit: floa
         strategy_class(name)  # an unknown name is an error before any work
     budget = Budget(max_hypotheses=max_hypotheses, memory_mb=memory_mb)
     sized = parse_spec_sizes(specs, parse_overrides(overrides), budget)  # checked before work
-    tasks = make_tasks(sized, names, trials, seed, time_limit, backend, budget)
+    tasks = make_tasks(sized, names, trials, seed, time_limit, backend, budget, iterations)
     with progress_bar(len(tasks), "bench") as advance:
         results = run_tasks(tasks, workers, scheduler, advance)
     rows = summarise_bench(results)
