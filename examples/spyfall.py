@@ -7,7 +7,9 @@ C_t in the simplex over locations and an accusation A_t in the simplex over play
 
 Claims (specs/spyfall.yaml; beta, lambda its params, the notes' 1 and 0.5):
   non-spy: C ~ Dirichlet(beta_t gamma_honest), gamma_honest = (1 - lambda_t) 1 + lambda_t e_N
-  spy:     C ~ Dirichlet(beta gamma_spy),      gamma_spy = (1 - lambda) 1 + lambda P_{t-1}
+  spy:     C ~ Dirichlet(beta gamma_spy),      gamma_spy = (1 - lambda) 1 + lambda P_spy
+where P_spy is the spy's private location belief Q_spy (the notes centre a speaker's claim
+on its private belief P_{j,t}; `--spy decoy`: the public P_{t-1}, the previous version).
 Flat: lambda_t = lambda, beta_t = beta. The listeners always read claims with the
 flat lambda and beta (they do not know a speaker's schedule).
 
@@ -27,9 +29,14 @@ After j's accusation it applies the notes' private rule
   B_i <- B_i(j) e_j + (1 - B_i(j)) A_bar,  A_bar = A_t with coordinate i zeroed,
 renormalised (uniform over the others but i when nothing is left). The spy's location belief Q
 is the spec read with suspicion 0 on every other speaker (it knows they are honest),
-skipping its own claims. Accusations reveal the private spy belief: a non-spy
-accuses with B_j; the spy with a decoy, the public S with itself removed and
-renormalised (the notes do not say how the spy accuses; this is our choice).
+skipping its own claims. Accusations reveal the private spy belief: every player, spy
+and non-spy, accuses with its own B_j (the notes, `--spy notes`, the default). The spy
+keeps a B_spy as a non-spy does: uniform over the others at first, the same accusation
+rule, and Bayes' rule on claims with the honest density averaged over its own location
+belief Q_spy (a non-spy's Q is e_N, so this is the non-spy's rule; the notes do not say
+how a player who does not know N weighs a claim, so the average is our reading).
+`--spy decoy`, the previous version: the spy keeps no B_spy, accuses with a decoy (the
+public S with itself removed and renormalised) and centres its claims on the public P_{t-1}.
 A published claim's entries are floored at 1e-9 and renormalised (a Dirichlet
 sample with a small alpha underflows to 0, whose density is not a number).
 
@@ -38,7 +45,8 @@ End game, checked after every turn, the spy first (the notes' automatic end game
    (the spy naming the location on its own initiative);
 2. every non-spy has the same top suspect (the unique maximum of B_i): the vote;
 3. after the last round: the vote (our rule where the notes are silent): each non-spy
-   votes its top suspect, the spy the top of its decoy, ties broken at random; a player
+   votes its top suspect, the spy the top of its B_spy (decoy: of its decoy), ties broken
+   at random; a player
    with a strict majority is voted out, else nobody.
 The vote (the notes' rule): the non-spies win only if they vote out the spy and the
 spy then fails to name the location (its top Q). If the spy names it, or if an innocent
@@ -65,7 +73,8 @@ split by speaker; each player's aggregate gain: KL(P_T || P_T^-k) and KL(S_T || 
 where P^-k and S^-k are running public beliefs updated with every message but player k's.
 
     python examples/spyfall.py [--games 2000] [--seed 0] [--workers 2] [--rounds 3]
-        [--variant notes|tuned] [--raise 0.5] [--lower 0.5] [--set NAME=VALUE]
+        [--variant notes|tuned] [--spy notes|decoy] [--raise 0.5] [--lower 0.5]
+        [--set NAME=VALUE]
         [--plot DIR | --write-docs]
 """
 
@@ -110,6 +119,7 @@ class Setup:
     rounds: int = 3
     raise_: float = 0.5
     lower: float = 0.5
+    spy: str = "notes"  # how the spy plays: "notes" (the notes) or "decoy" (the previous one)
 
     @property
     def knowledge_range(self) -> tuple[float, float]:
@@ -225,7 +235,7 @@ def play_game(game, setup: Setup, seed: np.random.SeedSequence, schedule,
     N, spy = int(rng.integers(n)), int(rng.integers(s))
     P = Belief.prior(game)
     S = np.full(s, 1.0 / s)
-    B = np.array([others(s, i) for i in range(s)])  # private spy beliefs (the spy's unused)
+    B = np.array([others(s, i) for i in range(s)])  # private spy beliefs (decoy: the spy's unused)
     Q = np.full((s, n), 1.0 / n)  # the location belief of each player were it the spy
     P_without, S_without = np.full((s, n), 1.0 / n), np.tile(S, (s, 1))
     ig, params, messages, trace = [], [], [], [(location_marginal(P), S.copy())]
@@ -236,7 +246,7 @@ def play_game(game, setup: Setup, seed: np.random.SeedSequence, schedule,
         before = location_marginal(P)
         if j == spy:
             lam, beta = setup.lam, setup.beta
-            mean = before
+            mean = Q[spy] if setup.spy == "notes" else before
         else:
             lam, beta = schedule(setup, {"P": before, "S": S, "B": B, "Q": Q, "N": N}, j)
             mean = np.eye(n)[N]
@@ -244,6 +254,7 @@ def play_game(game, setup: Setup, seed: np.random.SeedSequence, schedule,
         claim = message(rng.dirichlet(beta * ((1 - lam) + lam * mean)))
         P = apply_event(P, claim_event(j, claim, before, S[j]))
         honest, spy_density = densities(game, j, claim, before)
+        spy_honest = float(Q[spy] @ honest)  # the spy's honest density, by its belief before C
         after = location_marginal(P)
         ig.append((t, j == spy, kl_bits(after, before), after[N] - before[N]))
         for k in range(s):
@@ -251,17 +262,15 @@ def play_game(game, setup: Setup, seed: np.random.SeedSequence, schedule,
                 Q[k] = normalised(Q[k] * honest)
                 w = S_without[k, j]
                 P_without[k] = normalised(P_without[k] * (w * spy_density + (1 - w) * honest))
-        for i in range(s):
-            if i not in (j, spy):
-                B[i] = claim_update(B[i], j, spy_density, honest[N])
-        accusation = decoy(S, spy) if j == spy else B[j].copy()
+        for i in private_holders(setup, j, spy):
+            B[i] = claim_update(B[i], j, spy_density, honest[N] if i != spy else spy_honest)
+        accusation = (spy_accusation(setup, S, B, spy) if j == spy else B[j]).copy()
         S = public_spy_update(S, j, accusation)
         for k in range(s):
             if k != j:
                 S_without[k] = public_spy_update(S_without[k], j, accusation)
-        for i in range(s):
-            if i not in (j, spy):
-                B[i] = private_spy_update(B[i], i, j, accusation)
+        for i in private_holders(setup, j, spy):
+            B[i] = private_spy_update(B[i], i, j, accusation)
         trace.append((after, S.copy()))
         messages.append((j, claim, before, accusation))
         t += 1
@@ -283,6 +292,17 @@ def location_marginal(belief: Belief) -> np.ndarray:
     out = np.zeros(int(belief.game.hypotheses.size))
     out[belief.index] = belief.probabilities()
     return out
+
+
+def private_holders(setup: Setup, j: int, spy: int) -> list[int]:
+    """The players who update a private spy belief B_i after speaker j's message: everyone
+    but j (the notes: the spy too), or every non-spy but j (`decoy`: the spy keeps none)."""
+    return [i for i in range(setup.s) if i != j and (i != spy or setup.spy == "notes")]
+
+
+def spy_accusation(setup: Setup, S: np.ndarray, B: np.ndarray, spy: int) -> np.ndarray:
+    """What the spy reveals: its private B_spy (the notes), or the decoy."""
+    return B[spy] if setup.spy == "notes" else decoy(S, spy)
 
 
 def decoy(S: np.ndarray, spy: int) -> np.ndarray:
@@ -315,7 +335,7 @@ def vote(rng, setup: Setup, spy: int, N: int, Q: np.ndarray, B: np.ndarray,
     """The vote at the time limit: a strict majority votes a player out, or nobody."""
     votes = np.zeros(setup.s, dtype=int)
     for i in range(setup.s):
-        v = decoy(S, spy) if i == spy else B[i]
+        v = spy_accusation(setup, S, B, spy) if i == spy else B[i]
         votes[int(rng.choice(np.flatnonzero(v >= v.max() * (1 - 1e-12))))] += 1
     accused = int(np.argmax(votes)) if votes.max() > setup.s / 2 else None
     return voted_out(accused, spy, N, Q)
@@ -395,7 +415,7 @@ def parse_setup(args: argparse.Namespace) -> Setup:
     load_game(SPEC, params)  # the spec's own checks first (a clean error, exit status 1)
     setup = Setup(n=int(params.get("locations", 8)), s=int(params.get("players", 5)),
                   beta=params["beta"], lam=params["lambda"], rounds=args.rounds,
-                  raise_=args.raise_, lower=args.lower)
+                  raise_=args.raise_, lower=args.lower, spy=args.spy)
     problems = [why for bad, why in (
         (setup.n < 1, "locations must be at least 1"),
         (setup.s < 2, "players must be at least 2 (a spy and someone to find it)"),
@@ -418,6 +438,11 @@ def main() -> None:
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="notes",
                         help="notes: beta 1, lambda 0.5 (the notes); tuned: beta 10, "
                         "lambda 0.2 (the previous default)")
+    parser.add_argument("--spy", choices=("notes", "decoy"), default="notes",
+                        help="notes: the spy keeps a private spy belief, accuses with it and "
+                        "centres its claims on its own location belief (the notes); decoy: it "
+                        "accuses with the public S less itself and centres its claims on the "
+                        "public P (the previous version)")
     parser.add_argument("--raise", dest="raise_", type=float, default=0.5,
                         help="Dynamic: lambda_t = lambda + RAISE (1 - lambda) for the top suspect")
     parser.add_argument("--lower", type=float, default=0.5,
@@ -431,7 +456,8 @@ def main() -> None:
         raise SystemExit("error: --games and --workers must be at least 1")
     start = time.perf_counter()
     out = play(setup, args.games, args.seed, min(args.workers, args.games))
-    print(f"{args.games} seeded games per mix (seed {args.seed}, variant {args.variant}): "
+    print(f"{args.games} seeded games per mix (seed {args.seed}, variant {args.variant}, "
+          f"spy {setup.spy}): "
           f"{setup.n} locations, {setup.s} players, beta {setup.beta:g}, lambda {setup.lam:g}, "
           f"{setup.rounds} rounds, spy names the location above {SPY_GUESS}; Dynamic: raise "
           f"{setup.raise_:g}, lower {setup.lower:g}")

@@ -151,6 +151,96 @@ def test_gains_match_a_replay_without_the_player():
             assert spy_gain == pytest.approx(sim.kl_bits(final_s, S), abs=1e-9)
 
 
+class Recording:
+    """A numpy Generator that keeps the alpha of every Dirichlet draw (the claims' means)."""
+
+    def __init__(self, seed):
+        self.gen, self.alphas = np.random.default_rng(seed), []
+
+    def dirichlet(self, alpha):
+        self.alphas.append(np.array(alpha, dtype=float))
+        return self.gen.dirichlet(alpha)
+
+    def __getattr__(self, name):
+        return getattr(self.gen, name)
+
+
+def hand_spy_view(n, s, spy, messages, beta, lam):
+    """The notes' spy, by hand from the published messages: its location belief Q (every
+    other speaker honest) and its private spy belief, updated as a non-spy's is (Bayes on a
+    claim with the honest density averaged over Q, then the accusation rule), as they stand
+    before each of its own turns."""
+    Q = np.full(n, 1.0 / n)
+    B = np.array([0.0 if k == spy else 1.0 / (s - 1) for k in range(s)])
+    before_turns = []
+    for j, claim, public, accusation in messages:
+        if j == spy:
+            before_turns.append((Q.copy(), B.copy()))
+            continue
+        honest = np.array([dirichlet_pdf(claim, [beta * ((1 - lam) + lam * (i == loc))
+                                                 for i in range(n)]) for loc in range(n)])
+        mimic = dirichlet_pdf(claim, [beta * ((1 - lam) + lam * p) for p in public])
+        w = np.full(s, float(Q @ honest))
+        w[j] = mimic
+        B = B * w / (B * w).sum()
+        Q = Q * honest / (Q * honest).sum()
+        bar = np.array(accusation, dtype=float)
+        bar[spy] = 0.0
+        bar /= bar.sum()
+        B = B[j] * np.eye(s)[j] + (1 - B[j]) * bar
+    return before_turns
+
+
+@pytest.mark.parametrize("beta, lam", [(1.0, 0.5), (10.0, 0.2)])
+def test_the_spy_accuses_with_its_private_belief_and_claims_around_its_own(monkeypatch,
+                                                                           beta, lam):
+    """The notes: every player, the spy too, accuses with its private spy belief, and the
+    spy's claim is drawn around its private location belief, not the public one."""
+    n, s = 5, 4
+    game = load_game(SPEC, {"locations": n, "players": s, "beta": beta, "lambda": lam})
+    setup = sim.Setup(n=n, s=s, beta=beta, lam=lam)
+    assert setup.spy == "notes"  # the default
+    checked = 0
+    for seed in np.random.SeedSequence(11).spawn(12):
+        rng = Recording(seed)
+        monkeypatch.setattr(sim.np.random, "default_rng", lambda _seed, rng=rng: rng)
+        res = sim.play_game(game, setup, seed, sim.flat, record=True)
+        spy, msgs = res["spy"], res["messages"]
+        views = iter(hand_spy_view(n, s, spy, msgs, beta, lam))
+        for t, (j, _, public, accusation) in enumerate(msgs):
+            if j != spy:
+                continue
+            Q, B = next(views)
+            assert np.allclose(accusation, B, rtol=1e-9, atol=1e-12)
+            assert np.allclose(rng.alphas[t], beta * ((1 - lam) + lam * Q), rtol=1e-9)
+            if not np.allclose(Q, public, atol=1e-3):
+                checked += 1  # the private and the public belief differ here
+    assert checked >= 3
+
+
+def test_the_decoy_spy_is_the_previous_version(monkeypatch):
+    """`--spy decoy`: the spy accuses with the public S less itself, its claims are drawn
+    around the public P, and it keeps no private spy belief."""
+    n, s, beta, lam = 5, 4, 1.0, 0.5
+    game = load_game(SPEC, {"locations": n, "players": s})
+    setup = sim.Setup(n=n, s=s, beta=beta, lam=lam, spy="decoy")
+    seen = 0
+    for seed in np.random.SeedSequence(5).spawn(8):
+        rng = Recording(seed)
+        monkeypatch.setattr(sim.np.random, "default_rng", lambda _seed, rng=rng: rng)
+        res = sim.play_game(game, setup, seed, sim.flat, record=True)
+        spy, S = res["spy"], np.full(s, 1.0 / s)
+        for t, (j, _, public, accusation) in enumerate(res["messages"]):
+            if j == spy:
+                want = S.copy()
+                want[spy] = 0.0
+                assert np.allclose(accusation, want / want.sum(), rtol=1e-12)
+                assert np.allclose(rng.alphas[t], beta * ((1 - lam) + lam * public))
+                seen += 1
+            S = S[j] * np.eye(s)[j] + (1 - S[j]) * accusation
+    assert seen >= 3
+
+
 def test_one_location_and_two_players_do_not_crash():
     game = load_game(SPEC, {"locations": 1})
     res = sim.play_game(game, sim.Setup(n=1, s=5, beta=1.0, lam=0.5),
