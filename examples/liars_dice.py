@@ -16,11 +16,29 @@ describe the dice it cannot see. A player calls when the standing bid's z
 exceeds `lambda` (or no raise is acceptable), otherwise raises to a bid of z
 <= lambda drawn with probability proportional to exp(-z / tau).
 
-* ZI takes mean and sd from the binomial (each unseen die shows f with
-  probability 1/3, or 1/6 for ones).
+How a player chooses (`--decision`):
+
+* best (the default, the zero-intelligence page): call once the standing bid's z
+  exceeds lambda (or no raise has z <= lambda); otherwise raise, deterministically, to
+  the best option: among the raises of z <= lambda, the one of greatest payoff
+      omega([r, d]) = - sum over x of P(X = x) [the next player B calls [r, d] given x]
+                      P(Z < r - s - x),
+  the expected dice lost on the next turn: s is the dice of face d (or one) the player
+  holds, X those of the next player B, Z those of everyone else; B is assumed to call
+  when the bid's z-score from its own roll exceeds lambda (the page's "y_0": it calls
+  when x <= r - y_0). The page leaves ties open (every raise B would never call pays 0):
+  they go to the raise of least z, then to the first in bid order (our choice).
+* sampled (the previous version): call or raise at random by the response model T below,
+  the same rule as EI's model of its opponents.
+
+* ZI takes its z-scores' mean and sd, and X's and Z's distributions, from the binomial
+  (each unseen die shows f with probability 1/3, or 1/6 for ones).
 * EI takes them from Sleuth's posterior: one belief per opponent over its face
-  counts (specs/liars-dice.yaml), updated with every bid the opponent makes,
-  whose likelihood is this very bidding rule as the opponent applies it.
+  counts (specs/liars-dice.yaml), updated with every bid the opponent makes, and
+  then decides exactly as ZI does (the page). Its model of an opponent's bids is the
+  page's stochastic response model T, whichever rule the opponents really follow: with
+  `--decision best` (the default) the ZI opponents are deterministic, so EI's model is
+  misspecified (its likelihoods are T's, not 0 and 1).
 
 Seat 0 is EI and seats 1 and 2 are ZI; the control run seats a ZI in seat 0
 on the same seeds, so its win rate (about 1/3) is the baseline.
@@ -36,13 +54,15 @@ the dice, each opponent's lambda posterior given its bids and its real roll is
 the next round's prior). Both EI models allow a tremble of 0.01.
 
     python examples/liars_dice.py [--games 2000] [--study 3000] [--seed 0] [--workers 2]
-        [--opponent-lambda L] [--tremble E] [--learn] [--response page|acceptable]
+        [--decision best|sampled] [--opponent-lambda L] [--tremble E] [--learn]
+        [--response page|acceptable]
         [--plot DIR | --write-docs]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from functools import cache
 from pathlib import Path
@@ -74,7 +94,8 @@ PLAYERS, DICE = 3, 5
 LAMBDA, TAU = 1.0, 0.5  # the bidding model, as EI assumes it (the spec's defaults)
 # How the ZI opponents really bid, and how often EI's model allows an off-model bid
 # (--opponent-lambda, --tremble; set in main, before the workers fork).
-PLAY = {"opponent_lambda": LAMBDA, "tremble": 0.0, "over_all": True, "learn": False}
+PLAY = {"opponent_lambda": LAMBDA, "tremble": 0.0, "over_all": True, "learn": False,
+        "decision": "best"}
 CACHE_MB = 160  # likelihood tables kept per opponent model: every standing bid's, once met
 LEARN = (0.5, 1.0, 2.0)  # the lambdas EI weighs when it learns the opponents' (uniform prior)
 CHANCE = np.array([1 / 6] + [1 / 3] * 5)  # an unseen die counts for face f (ones wild)
@@ -148,6 +169,75 @@ def decide(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
     return int(qs[k]), int(fs[k])
 
 
+def best_option(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
+                sd: np.ndarray, total: int, lam: float, x_pmf: np.ndarray,
+                z_pmf: np.ndarray, b_unseen: int) -> tuple[int, int] | None:
+    """The page's zero-intelligence decision: None to call, else the raise of greatest payoff
+    omega among those of z <= lam (ties: least z, then bid order). x_pmf and z_pmf
+    (count x face) are the distributions of the next player's dice counting for each face
+    and of everyone else's; b_unseen is how many dice the next player cannot see."""
+    qs, fs = bids_above(standing or (0, 0), total)
+    z = zscores(qs, fs, own, mean, sd)
+    ok = z <= lam
+    if standing is not None and (not ok.any() or zscores(
+            np.array([standing[0]]), np.array([standing[1]]), own, mean, sd)[0] > lam):
+        return None
+    if not ok.any():  # an opening is compulsory: the bids of least z
+        ok = z == z.min()
+    q, f = qs[ok], fs[ok]
+    w = payoff(q, f, own, lam, x_pmf, z_pmf, b_unseen)
+    k = int(np.lexsort((np.arange(len(q)), z[ok], -w))[0])
+    return int(q[k]), int(f[k])
+
+
+def payoff(q: np.ndarray, f: np.ndarray, own: np.ndarray, lam: float, x_pmf: np.ndarray,
+           z_pmf: np.ndarray, b_unseen: int) -> np.ndarray:
+    """omega([q, f]) = - sum_x P(X = x) [B calls given x] P(Z < q - own(f) - x), per raise."""
+    b_mean, b_sd = binomial_view(b_unseen)
+    x = np.arange(len(x_pmf))[None, :]
+    need = q[:, None] - x - 0.5 - b_mean[f][:, None]  # B's z-score numerator, given x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        calls = np.where(b_sd[f][:, None] > 0, need / b_sd[f][:, None] > lam, need > 0)
+    z_cdf = np.cumsum(z_pmf, axis=0)  # P(Z <= k), per face
+    short = q[:, None] - own[f][:, None] - x - 1  # false iff Z <= short
+    false = np.where(short < 0, 0.0, z_cdf[np.clip(short, 0, len(z_cdf) - 1), f[:, None]])
+    return -(x_pmf[x, f[:, None]] * calls * false).sum(axis=1)
+
+
+def binomial_pmf(n: int) -> np.ndarray:
+    """P(k of n unseen dice count for face f), k = 0..n, per face (ones wild)."""
+    k = np.arange(n + 1)[:, None]
+    comb = np.array([math.comb(n, int(i)) for i in range(n + 1)], dtype=float)[:, None]
+    return comb * CHANCE ** k * (1 - CHANCE) ** (n - k)
+
+
+def convolved(pmfs: list[np.ndarray]) -> np.ndarray:
+    """The distribution of a sum of independent counts, per face (columns)."""
+    out = np.ones((1, 6))
+    for p in pmfs:
+        out = np.stack([np.convolve(out[:, g], p[:, g]) for g in range(6)], axis=1)
+    return out
+
+
+def move(standing: tuple[int, int] | None, rolls: list[np.ndarray], dice: list[int],
+         player: int, observer: Observer | None, rng: np.random.Generator,
+         lam: float) -> tuple[int, int] | None:
+    """`player`'s turn by PLAY's decision rule; with an observer, the player is EI and takes
+    its view of the others from the observer's posterior, else (ZI) from the binomial."""
+    own, total = held(rolls[player]), sum(dice)
+    mean, sd = observer.view() if observer is not None else binomial_view(total - dice[player])
+    if PLAY["decision"] == "sampled":
+        return decide(standing, own, mean, sd, total, rng, lam)
+    b = next_in(dice, player)
+    rest = [k for k, d in enumerate(dice) if d and k not in (player, b)]
+    if observer is not None:
+        x_pmf = observer.count_pmf(b)
+        z_pmf = convolved([observer.count_pmf(k) for k in rest])
+    else:
+        x_pmf, z_pmf = binomial_pmf(dice[b]), binomial_pmf(sum(dice[k] for k in rest))
+    return best_option(standing, own, mean, sd, total, lam, x_pmf, z_pmf, total - dice[b])
+
+
 def binomial_view(unseen: int) -> tuple[np.ndarray, np.ndarray]:
     return unseen * CHANCE, np.sqrt(unseen * CHANCE * (1 - CHANCE))
 
@@ -210,6 +300,15 @@ class Observer:
         k = LEARN.index(lam) if lam in LEARN else None
         return float(np.mean([p[k] if k is not None else 0.0 for p in self.carried.values()]))
 
+    def count_pmf(self, player: int) -> np.ndarray:
+        """The posterior distribution of `player`'s dice counting for each face (count x
+        face)."""
+        belief = self.beliefs[player]
+        counts = held(np.stack(belief.values("roll"), axis=-1))
+        p = belief.probabilities()
+        return np.stack([np.bincount(counts[:, g], weights=p, minlength=counts.max() + 1)
+                         for g in range(6)], axis=1)
+
     def view(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and sd of the opponents' dice counting for each face."""
         mean, var = np.zeros(6), np.zeros(6)
@@ -232,18 +331,13 @@ def play_game(rng: np.random.Generator, ei_seat: int | None,
     carried: dict[int, np.ndarray] = {}  # EI's lambda posterior per opponent, round to round
     while sum(d > 0 for d in dice) > 1:
         rolls = [np.bincount(rng.integers(0, 6, d), minlength=6) for d in dice]
-        total = sum(dice)
         observer = (Observer(dice, ei_seat, carried)
                     if ei_seat is not None and dice[ei_seat] else None)
         standing, bidder, player = None, None, opener
         while True:
-            own = held(rolls[player])
-            if player == ei_seat and observer is not None:
-                mean, sd = observer.view()
-            else:
-                mean, sd = binomial_view(total - dice[player])
             lam = LAMBDA if player == 0 else PLAY["opponent_lambda"]  # seat 0: EI, or control
-            bid = decide(standing, own, mean, sd, total, rng, lam)
+            bid = move(standing, rolls, dice, player,
+                       observer if player == ei_seat else None, rng, lam)
             if bid is None:
                 loser = player if bid_holds(rolls, standing) else bidder
                 if observer is not None:
@@ -360,13 +454,8 @@ def walk_through(seed: int, bids: int = 6) -> None:
         print(f"  seat {j} really holds {roll_text(rolls[j])}")
     standing, player = None, 1
     for _ in range(bids):
-        own = held(rolls[player])
-        if player == 0:
-            mean, sd = observer.view()
-        else:
-            mean, sd = binomial_view(sum(dice) - dice[player])
         lam = LAMBDA if player == 0 else PLAY["opponent_lambda"]
-        bid = decide(standing, own, mean, sd, sum(dice), rng, lam)
+        bid = move(standing, rolls, dice, player, observer if player == 0 else None, rng, lam)
         if bid is None:
             print(f"  seat {player} calls")
             break
@@ -391,6 +480,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--decision", choices=("best", "sampled"), default="best",
+                        help="best: every player calls above lambda, else raises to the best "
+                        "option, deterministically (the zero-intelligence page); sampled: "
+                        "at random by the response model T (the previous version)")
     parser.add_argument("--opponent-lambda", type=float, default=LAMBDA,
                         help="the lambda the ZI opponents really bid with (EI assumes "
                              f"{LAMBDA})")
@@ -410,7 +503,7 @@ def main() -> None:
         raise SystemExit("error: --tremble must lie in [0, 1), --opponent-lambda be >= 0, "
                          "--games and --workers at least 1")
     PLAY.update(opponent_lambda=args.opponent_lambda, tremble=args.tremble,
-                learn=args.learn, over_all=args.response == "page")
+                learn=args.learn, over_all=args.response == "page", decision=args.decision)
     start = time.perf_counter()
     walk_through(args.seed)
     wins = play(args.games, args.seed, args.workers)
@@ -421,6 +514,8 @@ def main() -> None:
               if args.opponent_lambda != LAMBDA else "") + (
               "; EI learns lambda" if args.learn else "") + (
               "; the previous response model" if args.response != "page" else "") + (
+              "; players decide at random by T (the previous rule)"
+              if args.decision == "sampled" else "; players raise to the best option") + (
               f"; tremble {args.tremble}" if args.tremble else ""))
     for name, label in (("ei", "EI in seat 0, ZI in seats 1-2"),
                         ("zi", "ZI in every seat (control)")):

@@ -342,3 +342,98 @@ def test_the_study_runs_every_cell():
     for cell in cells.values():
         assert all(len(cell[k]) == 2 for k in ("zi", "assume", "learn"))
         assert np.all((cell["learned"] >= 0) & (cell["learned"] <= 1))
+
+
+def brute_zi(rolls, dice, player, standing, lam=LAM):
+    """The page's zero-intelligence decision by enumeration: every ordered roll of the next
+    player B and of the others is played out to find the payoff of each raise (minus the
+    probability that B calls it and it is false), B calling when the bid's z-score from its
+    own roll exceeds lam. None to call. Ties: least z, then bid order."""
+    total = sum(dice)
+    b = (player + 1) % len(dice)
+    rest = [k for k in range(len(dice)) if k not in (player, b)]
+    n_rest = sum(dice[k] for k in rest)
+
+    def zz(counts, unseen, q, f):
+        p = 1 / 6 if f == 0 else 1 / 3
+        heldf = counts[f] + (counts[0] if f else 0)
+        return (q - heldf - 0.5 - unseen * p) / math.sqrt(unseen * p * (1 - p))
+
+    mine = rolls[player]
+    own_z = {(q, f): zz(mine, total - dice[player], q, f) for q in range(1, total + 1)
+             for f in range(6) if standing is None or beats(q, f, standing)}
+    if standing is not None and (zz(mine, total - dice[player], *standing) > lam
+                                 or min(own_z.values()) > lam):
+        return None, {}
+    ok = [k for k, v in own_z.items() if v <= lam] or \
+        [k for k, v in own_z.items() if v == min(own_z.values())]
+    b_rolls = [np.bincount(r, minlength=6) for r in itertools.product(range(6),
+                                                                         repeat=dice[b])]
+    r_rolls = [np.bincount(r, minlength=6) for r in itertools.product(range(6),
+                                                                         repeat=n_rest)]
+    weight = 1 / (len(b_rolls) * len(r_rolls))
+
+    def count(c, f):
+        return c[f] + (c[0] if f else 0)
+
+    pay = {}
+    for q, f in ok:
+        lost = sum(weight for cb in b_rolls for cr in r_rolls
+                   if zz(cb, total - dice[b], q, f) > lam
+                   and count(mine, f) + count(cb, f) + count(cr, f) < q)
+        pay[(q, f)] = -lost
+    order = sorted(ok, key=lambda k: (-round(pay[k], 9), round(own_z[k], 9), k))
+    return order[0], pay
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_zi_raises_to_the_best_option_below_lambda(seed):
+    """The default ZI (the page's): call once the standing bid's z exceeds lambda, else the
+    raise of z <= lambda with the greatest payoff, against an enumeration of the dice."""
+    import liars_dice as sim
+
+    assert sim.PLAY["decision"] == "best"
+    rng = np.random.default_rng(seed)
+    dice = [2, 2, 2]
+    raised = called = nonzero = 0
+    for _ in range(12):
+        rolls = [np.bincount(rng.integers(0, 6, d), minlength=6) for d in dice]
+        player = int(rng.integers(3))
+        standing = None if rng.random() < 0.25 else (int(rng.integers(1, 6)),
+                                                     int(rng.integers(6)))
+        got = sim.move(standing, rolls, dice, player, None, rng, LAM)
+        dice_order = [player, (player + 1) % 3, (player + 2) % 3]
+        want, pay = brute_zi([rolls[k] for k in dice_order], dice, 0, standing)
+        assert got == want, (rolls, player, standing)
+        if pay:  # every candidate's payoff, not only the best one's
+            q, f = (np.array(v) for v in zip(*pay, strict=True))
+            w = sim.payoff(q, f, sim.held(rolls[player]), LAM, sim.binomial_pmf(2),
+                           sim.binomial_pmf(2), 4)
+            np.testing.assert_allclose(w, list(pay.values()), atol=1e-12)
+            nonzero += int((w < 0).sum())
+        raised += got is not None
+        called += got is None
+    assert raised >= 3 and nonzero >= 10
+
+
+def test_zi_payoff_prefers_the_raise_the_next_player_will_not_call():
+    """The page's example of the rule: facing [5, five], [6, five] pays at least as much as
+    [7, five] (the page: "[6,5] is clearly the better choice")."""
+    import liars_dice as sim
+
+    own = sim.held(np.array([0, 0, 0, 0, 3, 2]))
+    x, zr = sim.binomial_pmf(5), sim.binomial_pmf(5)
+    w = sim.payoff(np.array([6, 7]), np.array([4, 4]), own, LAM, x, zr, 10)
+    assert w[0] >= w[1] and w[1] < 0
+
+
+def test_ei_count_distribution_under_the_prior_is_the_binomial():
+    """EI's posterior count distribution, before any bid, is the binomial ZI assumes (the
+    spec's multinomial prior, read back per face), and a sum of them is a convolution."""
+    import liars_dice as sim
+
+    observer = sim.Observer([3, 2, 4], me=0)
+    for j, d in ((1, 2), (2, 4)):
+        np.testing.assert_allclose(observer.count_pmf(j), sim.binomial_pmf(d), atol=1e-12)
+    np.testing.assert_allclose(sim.convolved([sim.binomial_pmf(2), sim.binomial_pmf(4)]),
+                               sim.binomial_pmf(6), atol=1e-12)
