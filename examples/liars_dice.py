@@ -30,6 +30,8 @@ How a player chooses (`--decision`):
   they go to the raise of least z, then to the first in bid order (our choice).
 * sampled (the previous version): call or raise at random by the response model T below,
   the same rule as EI's model of its opponents.
+`--decision` sets the ZI players' rule, `--ei-decision` EI's (both best by default;
+both sampled is the previous version).
 
 * ZI takes its z-scores' mean and sd, and X's and Z's distributions, from the binomial
   (each unseen die shows f with probability 1/3, or 1/6 for ones).
@@ -54,8 +56,8 @@ the dice, each opponent's lambda posterior given its bids and its real roll is
 the next round's prior). Both EI models allow a tremble of 0.01.
 
     python examples/liars_dice.py [--games 2000] [--study 3000] [--seed 0] [--workers 2]
-        [--decision best|sampled] [--opponent-lambda L] [--tremble E] [--learn]
-        [--response page|acceptable]
+        [--decision best|sampled] [--ei-decision best|sampled] [--opponent-lambda L]
+        [--tremble E] [--learn] [--response page|acceptable]
         [--plot DIR | --write-docs]
 """
 
@@ -95,8 +97,9 @@ LAMBDA, TAU = 1.0, 0.5  # the bidding model, as EI assumes it (the spec's defaul
 # How the ZI opponents really bid, and how often EI's model allows an off-model bid
 # (--opponent-lambda, --tremble; set in main, before the workers fork).
 PLAY = {"opponent_lambda": LAMBDA, "tremble": 0.0, "over_all": True, "learn": False,
-        "decision": "best"}
+        "decision": "best", "ei_decision": "best"}  # how ZI decides, and how EI does
 CACHE_MB = 160  # likelihood tables kept per opponent model: every standing bid's, once met
+RULES = {"best": "raises to the best option", "sampled": "decides at random by T"}
 LEARN = (0.5, 1.0, 2.0)  # the lambdas EI weighs when it learns the opponents' (uniform prior)
 CHANCE = np.array([1 / 6] + [1 / 3] * 5)  # an unseen die counts for face f (ones wild)
 
@@ -226,7 +229,7 @@ def move(standing: tuple[int, int] | None, rolls: list[np.ndarray], dice: list[i
     its view of the others from the observer's posterior, else (ZI) from the binomial."""
     own, total = held(rolls[player]), sum(dice)
     mean, sd = observer.view() if observer is not None else binomial_view(total - dice[player])
-    if PLAY["decision"] == "sampled":
+    if PLAY["decision" if observer is None else "ei_decision"] == "sampled":
         return decide(standing, own, mean, sd, total, rng, lam)
     b = next_in(dice, player)
     rest = [k for k, d in enumerate(dice) if d and k not in (player, b)]
@@ -481,9 +484,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--decision", choices=("best", "sampled"), default="best",
-                        help="best: every player calls above lambda, else raises to the best "
-                        "option, deterministically (the zero-intelligence page); sampled: "
-                        "at random by the response model T (the previous version)")
+                        help="how the ZI players decide. best: call above lambda, else raise "
+                        "to the best option, deterministically (the zero-intelligence page); "
+                        "sampled: at random by the response model T (the previous version)")
+    parser.add_argument("--ei-decision", choices=("best", "sampled"), default="best",
+                        help="how EI decides from its posterior: best (the page: 'exactly as "
+                        "ZI' does) or sampled (the previous version)")
     parser.add_argument("--opponent-lambda", type=float, default=LAMBDA,
                         help="the lambda the ZI opponents really bid with (EI assumes "
                              f"{LAMBDA})")
@@ -503,7 +509,8 @@ def main() -> None:
         raise SystemExit("error: --tremble must lie in [0, 1), --opponent-lambda be >= 0, "
                          "--games and --workers at least 1")
     PLAY.update(opponent_lambda=args.opponent_lambda, tremble=args.tremble,
-                learn=args.learn, over_all=args.response == "page", decision=args.decision)
+                learn=args.learn, over_all=args.response == "page", decision=args.decision,
+                ei_decision=args.ei_decision)
     start = time.perf_counter()
     walk_through(args.seed)
     wins = play(args.games, args.seed, args.workers)
@@ -514,8 +521,7 @@ def main() -> None:
               if args.opponent_lambda != LAMBDA else "") + (
               "; EI learns lambda" if args.learn else "") + (
               "; the previous response model" if args.response != "page" else "") + (
-              "; players decide at random by T (the previous rule)"
-              if args.decision == "sampled" else "; players raise to the best option") + (
+              f"; ZI {RULES[args.decision]}, EI {RULES[args.ei_decision]}") + (
               f"; tremble {args.tremble}" if args.tremble else ""))
     for name, label in (("ei", "EI in seat 0, ZI in seats 1-2"),
                         ("zi", "ZI in every seat (control)")):
