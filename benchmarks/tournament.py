@@ -21,6 +21,18 @@ bought. `--iterations N` is the fixed-work tournament instead: each decision doe
 iterations (ISMCTS) or scores N sampled queries (sampled ISES) whatever the clock, so
 its trials do not depend on the machine's load; it is saved under
 docs/results/tournament-iterations-N/ and leaves docs/results.md alone.
+
+What 0.1 s buys differs a hundredfold between games, so one N cannot stand for the
+clock. `--calibrate` measures it: the two time-limited agents play `--calibration-trials`
+seeded secrets of every game and size under the budget (run it on an idle machine), and
+the median work per decision (ISMCTS iterations; sampled ISES queries scored) of each
+agent, game and size is written to docs/results/tournament-calibration.json.
+`--calibrated` then runs the tournament with each agent at its own fixed work for each
+game and size (random and exhaustive ISES as ever), saved under
+docs/results/tournament-calibrated/, with its own section of docs/results.md.
+
+    python benchmarks/tournament.py --calibrate [--calibration-trials 10]
+    python benchmarks/tournament.py --calibrated [--trials 200]
 """
 
 from __future__ import annotations
@@ -55,6 +67,8 @@ GAMES = [
     ("Bulls and Cows", "bulls-and-cows.yaml", [{"digits": 3}, {"digits": 4}]),
 ]
 AGENTS = ["random", "ismcts", "entropy", "ises-sampled"]
+TIMED = {"ismcts": "iterations", "ises-sampled": "queries"}  # the work the clock decides
+CALIBRATION = ROOT / "docs" / "results" / "tournament-calibration.json"
 LABELS = {"random": "random", "ismcts": "SO-ISMCTS (t)", "entropy": "ISES exhaustive",
           "ises-sampled": "ISES sampled (t)"}
 
@@ -82,8 +96,10 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     if path.exists() and not args.fresh:
         return load(path)
     start = time.perf_counter()
-    tasks = make_tasks([(spec, params)], AGENTS, args.trials, args.seed, args.time_limit,
-                       iterations=args.iterations)
+    work = calibrated_work(spec, params) if args.calibrated else {}
+    tasks = [task for agent in AGENTS for task in make_tasks(
+        [(spec, params)], [agent], args.trials, args.seed, args.time_limit,
+        iterations=work.get(agent, args.iterations))]
     trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
     elapsed = time.perf_counter() - start
     data = {"spec": spec, "params": params, "trials": trials, "elapsed": round(elapsed, 1),
@@ -91,6 +107,33 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     save(path, data)
     print(f"{spec} {params}: {len(tasks):,} games in {elapsed:.0f} s", flush=True)
     return data
+
+
+def calibrated_work(spec: str, params: dict) -> dict[str, int]:
+    """The fixed work per decision of each time-limited agent at this game and size, as
+    `--calibrate` measured it."""
+    key = slug(Path(spec).name, params)
+    table = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
+    if key not in table:
+        raise SystemExit(f"error: {CALIBRATION.name} has no entry for {key}: "
+                         "run --calibrate first")
+    return {agent: table[key][agent] for agent in TIMED}
+
+
+def calibrate(spec: str, params: dict, args: argparse.Namespace) -> dict:
+    """The median work per decision of each time-limited agent under the clock."""
+    tasks = make_tasks([(spec, params)], list(TIMED), args.calibration_trials, args.seed,
+                       args.time_limit)
+    trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
+    out: dict = {"budget": args.time_limit, "trials": args.calibration_trials}
+    for agent, key in TIMED.items():
+        done = [w[key] for t in trials if t["strategy"] == agent for w in t.get("work", [])
+                if key in w]
+        out[agent] = max(1, int(np.median(done)))
+        out[f"{agent} decisions"] = len(done)
+    print(f"{spec} {params}: ISMCTS {out['ismcts']:,} iterations, sampled ISES "
+          f"{out['ises-sampled']:,} queries per decision (medians)", flush=True)
+    return out
 
 
 SHARED = ("game", "spec", "params")  # the same in every trial of a file: kept once
@@ -126,10 +169,23 @@ def main() -> None:
                         "--iterations N: docs/results/tournament-iterations-N)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="fixed work per decision instead of the clock")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="measure what the budget buys per game, size and agent")
+    parser.add_argument("--calibration-trials", type=int, default=10)
+    parser.add_argument("--calibrated", action="store_true",
+                        help="fixed work per decision as --calibrate measured it")
     args = parser.parse_args()
     os.chdir(ROOT)  # spec paths in the results are relative to the repository
-    folder = "tournament" if args.iterations is None else \
-        f"tournament-iterations-{args.iterations}"
+    if args.calibrate:
+        table = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
+        for _, spec, sizes in GAMES:
+            for params in sizes:
+                if not args.only or spec == args.only:
+                    table[slug(spec, params)] = calibrate(f"specs/{spec}", params, args)
+                    CALIBRATION.write_text(json.dumps(table, indent=1) + "\n")
+        return
+    folder = "tournament-calibrated" if args.calibrated else "tournament" \
+        if args.iterations is None else f"tournament-iterations-{args.iterations}"
     out = Path(args.out or ROOT / "docs" / "results" / folder)
     out.mkdir(parents=True, exist_ok=True)
     runs = []
@@ -147,7 +203,9 @@ def main() -> None:
     figure = fig5(rows, runs, out)
     table = markdown(rows, runs)
     print(table)
-    if args.iterations is None:  # the clock run is the one docs/results.md shows
+    if args.calibrated:
+        write_calibrated_section(table, args, runs, figure)
+    elif args.iterations is None:  # the clock run is the one docs/results.md shows
         write_section(table, args, runs, figure)
 
 
@@ -242,17 +300,50 @@ ISES is deterministic, so each of its trials must take exactly the number of que
     path.write_text(with_section(path.read_text() if path.exists() else "", section))
 
 
-BEGIN, END = "<!-- tournament: begin -->", "<!-- tournament: end -->"
+def write_calibrated_section(table: str, args: argparse.Namespace,
+                             runs: list[tuple[str, dict]], figure: Path) -> None:
+    games = sum(len(d["trials"]) for _, d in runs)
+    wall = sum(d["elapsed"] for _, d in runs)
+    where = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
+    work = json.loads(CALIBRATION.read_text())
+    rows = "\n".join(f"| {name} | {size_text(d['params'])} | "
+                     + " | ".join(f"{work[slug(Path(d['spec']).name, d['params'])][a]:,}"
+                                  for a in TIMED) + " |" for name, d in runs)
+    section = f"""### At fixed work, calibrated to the clock
+
+`python benchmarks/tournament.py --calibrate` then `python benchmarks/tournament.py
+--calibrated --trials {args.trials} {where}`: the same games, sizes and seeds, but the
+time-limited agents do a fixed amount of work per decision, the median of what
+{args.time_limit} s bought each of them at that game and size on an idle 2-core machine
+(`docs/results/tournament-calibration.json`). No trial depends on the machine's load, so a
+rerun gives the same numbers. {games:,} games in {wall / 60:.0f} min. Raw trials:
+`docs/results/tournament-calibrated/`.
+
+| game | size | SO-ISMCTS: iterations per decision | sampled ISES: queries per decision |
+|---|---|---|---|
+{rows}
+
+{table}
+
+![mean steps at calibrated fixed work](results/tournament-calibrated/{figure.name})
+"""
+    path = ROOT / "docs" / "results.md"
+    path.write_text(with_section(path.read_text(), section, "tournament-calibrated"))
 
 
-def with_section(text: str, section: str) -> str:
-    """`text` with the tournament's section (between its markers) replaced by `section`;
-    the rest of docs/results.md is written by hand and kept."""
-    block = f"{BEGIN}\n{section}{END}\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        after = rest.split(END, 1)[1].lstrip("\n")
+def with_section(text: str, section: str, name: str = "tournament") -> str:
+    """`text` with the section `name` (between its markers) replaced by `section`; the
+    rest of docs/results.md is written by hand and kept. A new section goes after the
+    tournament's."""
+    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+    block = f"{begin}\n{section}{end}\n"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        after = rest.split(end, 1)[1].lstrip("\n")
         return head + block + ("\n" + after if after else "")
+    if name != "tournament" and "<!-- tournament: end -->" in text:
+        head, after = text.split("<!-- tournament: end -->\n", 1)
+        return head + "<!-- tournament: end -->\n\n" + block + "\n" + after.lstrip("\n")
     return "# Results\n\n" + block + text
 
 

@@ -1,0 +1,68 @@
+"""benchmarks/tournament.py's fixed-work tournament: each time-limited agent runs at the
+work its calibration gives it, the same on every rerun; and the docs section it writes
+leaves the rest of docs/results.md alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import tournament  # noqa: E402
+
+
+def args(**given) -> argparse.Namespace:
+    base = {"fresh": True, "calibrated": True, "trials": 3, "seed": 0, "time_limit": 0.1,
+            "iterations": None, "workers": 1, "scheduler": None}
+    return argparse.Namespace(**{**base, **given})
+
+
+@pytest.fixture
+def calibration(tmp_path, monkeypatch):
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps({"counterfeit-coin_coins=9": {"ismcts": 7, "ises-sampled": 5},
+                                "counterfeit-coin_coins=12": {"ismcts": 3,
+                                                              "ises-sampled": 11}}))
+    monkeypatch.setattr(tournament, "CALIBRATION", path)
+    return path
+
+
+@pytest.mark.parametrize("coins, ismcts, ises", [(9, 7, 5), (12, 3, 11)])
+def test_each_agent_runs_at_its_calibrated_work(calibration, tmp_path, coins, ismcts, ises):
+    first = tournament.play("specs/counterfeit-coin.yaml", {"coins": coins}, args(),
+                            tmp_path / "a.json")
+    again = tournament.play("specs/counterfeit-coin.yaml", {"coins": coins}, args(),
+                            tmp_path / "b.json")
+    seen = {"ismcts": 0, "ises-sampled": 0}
+    for trial in first["trials"]:
+        for work in trial.get("work", []):
+            if trial["strategy"] == "ismcts":
+                assert work["iterations"] == ismcts
+            elif trial["strategy"] == "ises-sampled" and work:
+                assert work["queries"] == ises
+            seen[trial["strategy"]] += 1
+    assert min(seen.values()) >= 3
+    strip = [{k: v for k, v in t.items() if k != "seconds"} for t in first["trials"]]
+    assert strip == [{k: v for k, v in t.items() if k != "seconds"} for t in again["trials"]]
+
+
+def test_a_game_without_calibration_is_a_clear_error(calibration, tmp_path):
+    with pytest.raises(SystemExit, match="no entry for mastermind"):
+        tournament.play("specs/mastermind.yaml", {"pegs": 3, "colours": 4}, args(),
+                        tmp_path / "c.json")
+
+
+def test_the_calibrated_section_goes_after_the_tournament_and_is_replaced():
+    text = ("# Results\n\n<!-- tournament: begin -->\nclock\n<!-- tournament: end -->\n\n"
+            "### Claims\nhand-written\n")
+    once = tournament.with_section(text, "first\n", "tournament-calibrated")
+    assert once.index("clock") < once.index("first") < once.index("hand-written")
+    twice = tournament.with_section(once, "second\n", "tournament-calibrated")
+    assert "first" not in twice and twice.count("second") == 1
+    assert twice.replace("second", "first") == once
+    assert tournament.with_section(twice, "clock 2\n").count("clock 2") == 1
