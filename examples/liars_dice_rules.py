@@ -7,6 +7,10 @@ and mean, sd describing the dice it cannot see (the binomial for ZI, EI's poster
 * `choices` / `decide`: the epsilon-intelligence page's stochastic response model T (the
   spec's likelihood, and the previous version's way of playing);
 * `best_option` / `payoff`: the zero-intelligence page's deterministic player.
+
+The pages: the mu-zhao/Liars_dice wiki on GitHub, "Zero Intelligence" (the payoff
+omega([r, d]) and "calls ... otherwise raises the bet") and "Epsilon Intelligence" (the
+response model T, and "it makes decisions exactly as ZI").
 """
 
 from __future__ import annotations
