@@ -22,14 +22,17 @@ iterations (ISMCTS) or scores N sampled queries (sampled ISES) whatever the cloc
 its trials do not depend on the machine's load; it is saved under
 docs/results/tournament-iterations-N/ and leaves docs/results.md alone.
 
-What 0.1 s buys differs a hundredfold between games, so one N cannot stand for the
-clock. `--calibrate` measures it: the two time-limited agents play `--calibration-trials`
+What 0.1 s buys differs a hundredfold between games, and within a game between its
+first decision (the whole set) and its last, so one N cannot stand for the clock.
+`--calibrate` measures it: the two time-limited agents play `--calibration-trials`
 seeded secrets of every game and size under the budget (run it on an idle machine), and
-the median work per decision (ISMCTS iterations; sampled ISES queries scored) of each
-agent, game and size is written to docs/results/tournament-calibration.json.
-`--calibrated` then runs the tournament with each agent at its own fixed work for each
-game and size (random and exhaustive ISES as ever), saved under
-docs/results/tournament-calibrated/, with its own section of docs/results.md.
+the median work (ISMCTS iterations; sampled ISES queries scored) of each agent at the
+k-th decision of a game, for every k that at least half of the games reach, is written
+to docs/results/tournament-calibration.json as a schedule "N1,N2,...". `--calibrated`
+then runs the tournament with each agent on its own schedule for each game and size
+(`schedule`: the k-th decision does Nk, later ones the last; random and exhaustive ISES
+as ever), saved under docs/results/tournament-calibrated/, with its own section of
+docs/results.md.
 
     python benchmarks/tournament.py --calibrate [--calibration-trials 10]
     python benchmarks/tournament.py --calibrated [--trials 200]
@@ -99,7 +102,7 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     work = calibrated_work(spec, params) if args.calibrated else {}
     tasks = [task for agent in AGENTS for task in make_tasks(
         [(spec, params)], [agent], args.trials, args.seed, args.time_limit,
-        iterations=work.get(agent, args.iterations))]
+        iterations=args.iterations, schedule=work.get(agent))]
     trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
     elapsed = time.perf_counter() - start
     data = {"spec": spec, "params": params, "trials": trials, "elapsed": round(elapsed, 1),
@@ -109,9 +112,9 @@ def play(spec: str, params: dict, args: argparse.Namespace, path: Path) -> dict:
     return data
 
 
-def calibrated_work(spec: str, params: dict) -> dict[str, int]:
-    """The fixed work per decision of each time-limited agent at this game and size, as
-    `--calibrate` measured it."""
+def calibrated_work(spec: str, params: dict) -> dict[str, str]:
+    """The work schedule of each time-limited agent at this game and size, as `--calibrate`
+    measured it."""
     key = slug(Path(spec).name, params)
     table = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
     if key not in table:
@@ -121,19 +124,33 @@ def calibrated_work(spec: str, params: dict) -> dict[str, int]:
 
 
 def calibrate(spec: str, params: dict, args: argparse.Namespace) -> dict:
-    """The median work per decision of each time-limited agent under the clock."""
+    """Each time-limited agent's work schedule under the clock: the median work at the
+    k-th decision of a game, for every k that at least half of the games reach."""
     tasks = make_tasks([(spec, params)], list(TIMED), args.calibration_trials, args.seed,
                        args.time_limit)
     trials = run(tasks, workers=args.workers, scheduler=args.scheduler)
     out: dict = {"budget": args.time_limit, "trials": args.calibration_trials}
     for agent, key in TIMED.items():
-        done = [w[key] for t in trials if t["strategy"] == agent for w in t.get("work", [])
-                if key in w]
-        out[agent] = max(1, int(np.median(done)))
-        out[f"{agent} decisions"] = len(done)
-    print(f"{spec} {params}: ISMCTS {out['ismcts']:,} iterations, sampled ISES "
-          f"{out['ises-sampled']:,} queries per decision (medians)", flush=True)
+        out[agent] = ",".join(str(n) for n in schedule_of(
+            [[w.get(key, 0) for w in t.get("work", [])] for t in trials
+             if t["strategy"] == agent]))
+    print(f"{spec} {params}: ISMCTS iterations {out['ismcts']}; sampled ISES queries "
+          f"{out['ises-sampled']} (medians, decision by decision)", flush=True)
     return out
+
+
+def schedule_of(games: list[list[int]]) -> list[int]:
+    """The median work at each decision index over the games that reach it, for the
+    indices at least half of the games reach (at least the first); a decision that did no
+    work (one hypothesis left: nothing to weigh) is not counted."""
+    out = []
+    for k in range(max(len(g) for g in games)):
+        done = [g[k] for g in games if len(g) > k and g[k] > 0]
+        if out and 2 * len(done) < len(games):
+            break
+        if done:
+            out.append(max(1, int(np.median(done))))
+    return out or [1]
 
 
 SHARED = ("game", "spec", "params")  # the same in every trial of a file: kept once
@@ -307,19 +324,21 @@ def write_calibrated_section(table: str, args: argparse.Namespace,
     where = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
     work = json.loads(CALIBRATION.read_text())
     rows = "\n".join(f"| {name} | {size_text(d['params'])} | "
-                     + " | ".join(f"{work[slug(Path(d['spec']).name, d['params'])][a]:,}"
-                                  for a in TIMED) + " |" for name, d in runs)
+                     + " | ".join(work[slug(Path(d["spec"]).name, d["params"])][a]
+                                  .replace(",", ", ") for a in TIMED) + " |"
+                     for name, d in runs)
     section = f"""### At fixed work, calibrated to the clock
 
 `python benchmarks/tournament.py --calibrate` then `python benchmarks/tournament.py
 --calibrated --trials {args.trials} {where}`: the same games, sizes and seeds, but the
-time-limited agents do a fixed amount of work per decision, the median of what
-{args.time_limit} s bought each of them at that game and size on an idle 2-core machine
-(`docs/results/tournament-calibration.json`). No trial depends on the machine's load, so a
-rerun gives the same numbers. {games:,} games in {wall / 60:.0f} min. Raw trials:
-`docs/results/tournament-calibrated/`.
+time-limited agents do a fixed amount of work at each decision: at the k-th decision of a
+game, the median of what {args.time_limit} s bought that agent at the k-th decision of that
+game and size on an idle 2-core machine (10 clock games each;
+`docs/results/tournament-calibration.json`; later decisions do the last entry's work). No
+trial depends on the machine's load, so a rerun gives the same numbers. {games:,} games in
+{wall / 60:.0f} min. Raw trials: `docs/results/tournament-calibrated/`.
 
-| game | size | SO-ISMCTS: iterations per decision | sampled ISES: queries per decision |
+| game | size | SO-ISMCTS: iterations at decision 1, 2, ... | sampled ISES: queries at 1, 2, ... |
 |---|---|---|---|
 {rows}
 

@@ -247,6 +247,25 @@ def test_ises_sampled_with_fixed_iterations_ignores_the_clock():
     assert len(picks) == 1
 
 
+@pytest.mark.parametrize("name, key", [("ismcts", "iterations"), ("ises-sampled", "queries")])
+def test_a_schedule_fixes_the_work_decision_by_decision(name, key):
+    """--schedule N1,N2,...: the k-th decision of a game does Nk, every later one the last,
+    whatever the budget; the same game on a rerun. (What a clock run did at each
+    decision, for benchmarks/tournament.py --calibrated.)"""
+    g = game("mastermind", **SMALL)
+    c = Candidates(g)
+    runs = []
+    for budget in (1e-6, 30.0):
+        t = play_secret(g, make_strategy(name, c, seed=4, budget=budget, schedule="3,9,5"), 17)
+        runs.append([(s.event.args, s.work) for s in t.steps])
+        decided = [s.work[key] for s in t.steps if s.work and s.work[key]]
+        want = [3, 9, 5, 5, 5, 5][:len(decided)]
+        assert decided == want and len(decided) >= 2
+    assert runs[0] == runs[1]
+    with pytest.raises(SleuthError, match="--schedule needs positive whole numbers"):
+        make_strategy(name, c, schedule="3,0")
+
+
 def test_random_strategies_are_seeded():
     g = game("mastermind", **SMALL)
     b = apply_event(Belief.prior(g), make_event(g, "guess", {"g": [1, 1, 2]},

@@ -25,14 +25,15 @@ def args(**given) -> argparse.Namespace:
 @pytest.fixture
 def calibration(tmp_path, monkeypatch):
     path = tmp_path / "calibration.json"
-    path.write_text(json.dumps({"counterfeit-coin_coins=9": {"ismcts": 7, "ises-sampled": 5},
-                                "counterfeit-coin_coins=12": {"ismcts": 3,
-                                                              "ises-sampled": 11}}))
+    path.write_text(json.dumps({"counterfeit-coin_coins=9": {"ismcts": "7,2",
+                                                             "ises-sampled": "5"},
+                                "counterfeit-coin_coins=12": {"ismcts": "3",
+                                                              "ises-sampled": "11,4"}}))
     monkeypatch.setattr(tournament, "CALIBRATION", path)
     return path
 
 
-@pytest.mark.parametrize("coins, ismcts, ises", [(9, 7, 5), (12, 3, 11)])
+@pytest.mark.parametrize("coins, ismcts, ises", [(9, [7, 2], [5]), (12, [3], [11, 4])])
 def test_each_agent_runs_at_its_calibrated_work(calibration, tmp_path, coins, ismcts, ises):
     first = tournament.play("specs/counterfeit-coin.yaml", {"coins": coins}, args(),
                             tmp_path / "a.json")
@@ -40,13 +41,15 @@ def test_each_agent_runs_at_its_calibrated_work(calibration, tmp_path, coins, is
                             tmp_path / "b.json")
     seen = {"ismcts": 0, "ises-sampled": 0}
     for trial in first["trials"]:
-        for work in trial.get("work", []):
-            if trial["strategy"] == "ismcts":
-                assert work["iterations"] == ismcts
-            elif trial["strategy"] == "ises-sampled" and work:
-                assert work["queries"] == ises
-            seen[trial["strategy"]] += 1
-    assert min(seen.values()) >= 3
+        agent = trial["strategy"]
+        if agent not in seen:
+            continue
+        done = [w["iterations" if agent == "ismcts" else "queries"]
+                for w in trial.get("work", []) if w]
+        want = ismcts if agent == "ismcts" else ises
+        assert done == [want[min(k, len(want) - 1)] for k in range(len(done))]
+        seen[agent] += len(done)
+    assert min(seen.values()) >= 6
     strip = [{k: v for k, v in t.items() if k != "seconds"} for t in first["trials"]]
     assert strip == [{k: v for k, v in t.items() if k != "seconds"} for t in again["trials"]]
 
@@ -55,6 +58,14 @@ def test_a_game_without_calibration_is_a_clear_error(calibration, tmp_path):
     with pytest.raises(SystemExit, match="no entry for mastermind"):
         tournament.play("specs/mastermind.yaml", {"pegs": 3, "colours": 4}, args(),
                         tmp_path / "c.json")
+
+
+def test_a_schedule_is_the_median_at_each_decision_most_games_reach():
+    games = [[1, 5, 30, 40], [1, 6, 20], [3, 7], [1, 8, 9, 9, 9], [2, 0]]
+    # decision 1: median of 1, 1, 3, 1, 2; decision 2: of 5, 6, 7, 8 (a 0 did no work);
+    # decision 3: of 30, 20, 9 (3 of 5 games reach it); decision 4: 2 of 5, so it stops
+    assert tournament.schedule_of(games) == [1, 6, 20]
+    assert tournament.schedule_of([[0], [0]]) == [1]
 
 
 def test_the_calibrated_section_goes_after_the_tournament_and_is_replaced():

@@ -55,12 +55,13 @@ class Task:
     backend: str | None = None  # the information set's backend (None: chosen by size)
     budget: Budget = DEFAULT_BUDGET  # --max-hypotheses and --memory-mb
     iterations: int | None = None  # fixed work per decision instead of the clock
+    schedule: str | None = None  # fixed work decision by decision ("N1,N2,...")
 
 
 def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable[str],
                trials: int, seed: int, time_limit: float,
                backend: str | None = None, budget: Budget = DEFAULT_BUDGET,
-               iterations: int | None = None) -> list[Task]:
+               iterations: int | None = None, schedule: str | None = None) -> list[Task]:
     """Tasks for (spec path, params) pairs, strategy by strategy, trial by trial. Each
     strategy is made once for each game first: one that cannot play a game is an error
     before any work."""
@@ -68,10 +69,10 @@ def make_tasks(specs: Iterable[tuple[str, dict[str, Any]]], strategies: Iterable
     for spec, params in specs:
         _, candidates = _setup(str(spec), tuple(sorted(params.items())), budget)
         for name in strategies:
-            make_strategy(name, candidates, **applicable(name, {"budget": time_limit,
-                                                                "iterations": iterations}))
+            make_strategy(name, candidates, **applicable(name, {
+                "budget": time_limit, "iterations": iterations, "schedule": schedule}))
     return [Task(str(spec), tuple(sorted(params.items())), s, t, seed, time_limit, backend,
-                 budget, iterations)
+                 budget, iterations, schedule)
             for spec, params in specs for s in strategies for t in range(trials)]
 
 
@@ -134,7 +135,8 @@ def run_task(task: Task) -> dict[str, Any]:
     _, strategy_seed, answer_seed = seeds(task)
     strategy = make_strategy(task.strategy, candidates, seed=strategy_seed,
                              **applicable(task.strategy, {"budget": task.time_limit,
-                                                          "iterations": task.iterations}))
+                                                          "iterations": task.iterations,
+                                                          "schedule": task.schedule}))
     root = prior_belief(game, choose_backend(game, task.backend)) if task.backend else None
     secret_game, secret = secret_of(game, task, root)
     start = time.perf_counter()

@@ -81,6 +81,43 @@ class Option:
         return converted
 
 
+def parse_schedule(text: str) -> list[int]:
+    """'N1,N2,...' as a list of positive ints, or a SleuthError saying what is wrong."""
+    try:
+        steps = [int(part) for part in text.split(",")]
+    except ValueError:
+        steps = []
+    if not steps or min(steps) < 1:
+        raise SleuthError(f"--schedule needs positive whole numbers separated by commas, not "
+                          f"{text!r}", hint="e.g. --schedule 1,5,34: the first decision does "
+                          "1, the second 5, every later one 34")
+    return steps
+
+
+class FixedWork:
+    """The options of a strategy whose work per decision the clock decides unless it is
+    fixed: `iterations` for every decision, or `schedule` decision by decision (what a
+    clock run did at each decision of a game, so that a fixed-work run calibrated to it
+    spends its work where the clock did)."""
+
+    iterations = Option(int, None, "a fixed number of iterations instead of the clock "
+                        "(reproducible)", minimum=1, optional=True)
+    schedule = Option(str, None, "fixed work decision by decision, N1,N2,...: the k-th "
+                      "decision of a game does Nk, every later one the last (reproducible; "
+                      "instead of --iterations)", optional=True)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._schedule = None if self.schedule is None else parse_schedule(self.schedule)
+
+    def fixed_work(self, belief: AnyBelief) -> int | None:
+        """This decision's fixed work (None: the clock decides): its entry of the schedule,
+        by the number of queries asked so far, else `iterations`."""
+        if self._schedule is None:
+            return self.iterations
+        return self._schedule[min(len(belief.history), len(self._schedule) - 1)]
+
+
 class Strategy:
     """Chooses the next query for a belief (subclasses say how).
 

@@ -13,7 +13,7 @@ from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query, has_stop
-from sleuth.solver.strategies.base import Option, Scored, Strategy, pick_by_k
+from sleuth.solver.strategies.base import FixedWork, Option, Scored, Strategy, pick_by_k
 from sleuth.solver.strategies.sampled import SAMPLING_SHARE, SCORING_SHARE
 
 
@@ -37,7 +37,7 @@ class _Node:
         self.edges: dict[int, _Edge] = {}  # index into `order` -> statistics
 
 
-class ISMCTS(Strategy):
+class ISMCTS(FixedWork, Strategy):
     """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012), the
     baseline of Meng & Lucas' experiments.
 
@@ -61,8 +61,6 @@ class ISMCTS(Strategy):
     budget = Option(float, 0.1, "seconds per decision", minimum=0, open_min=True)
     states = Option(int, 1000, "determinisations drawn from a counted belief", minimum=1)
     exploration = Option(float, 0.7, "UCB1 exploration constant", minimum=0)
-    iterations = Option(int, None, "a fixed number of iterations instead of the clock "
-                        "(reproducible)", minimum=1, optional=True)
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
@@ -80,10 +78,11 @@ class ISMCTS(Strategy):
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
         self.last_iterations = 0
+        fixed = self.fixed_work(belief)
         belief = self.prepared(belief)
         # a listed belief itself; a counted one, determinisations drawn from the counter
         belief = belief.determinisations(self.states, self.rng, deadline=None if (
-            self.iterations is not None) else start + SAMPLING_SHARE * self.budget)
+            fixed is not None) else start + SAMPLING_SHARE * self.budget)
         self.last_states = belief.size
         root = _Node(belief)
         self._expand(root)
@@ -95,7 +94,7 @@ class ISMCTS(Strategy):
             return self._best(range(len(root.order)), root)
         iterations = 0
         while not iterations or (
-                iterations < self.iterations if self.iterations is not None
+                iterations < fixed if fixed is not None
                 else time.perf_counter() < start + SCORING_SHARE * self.budget):
             self._iterate(root)
             iterations += 1

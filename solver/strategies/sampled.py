@@ -9,7 +9,7 @@ import numpy as np
 
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
-from sleuth.solver.strategies.base import Option, Scored
+from sleuth.solver.strategies.base import FixedWork, Option, Scored
 from sleuth.solver.strategies.classic import Entropy
 
 SCORING_SHARE = 0.85  # of a budget spent scoring; the rest picks and returns
@@ -17,7 +17,7 @@ SAMPLING_SHARE = 0.4  # of it at most spent drawing states from a decision diagr
 FIRST_BATCH = 16
 
 
-class ISESSampled(Entropy):
+class ISESSampled(FixedWork, Entropy):
     """Meng & Lucas' sampled ISES as their Algorithm 1: sampled queries, each scored by
     the average entropy of the information set it leaves, over sampled states.
 
@@ -45,14 +45,14 @@ class ISESSampled(Entropy):
     queries = Option(int, None, "queries sampled per decision (n; default: all)", minimum=1,
                      optional=True)
     budget = Option(float, 0.1, "seconds per decision", minimum=0, open_min=True)
-    iterations = Option(int, None, "a fixed number of iterations instead of the clock "
-                        "(reproducible)", minimum=1, optional=True)  # here: queries scored
+    # iterations, schedule (FixedWork): here, sampled queries scored
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
         self.rng = np.random.default_rng(seed)
         self.last_scored = 0  # queries scored in the last decision (for benchmarks)
         self.last_states = 0  # states sampled for it
+        self._fixed: int | None = None  # this decision's fixed work (None: the clock)
         self._full: Belief | None = None  # Algorithm 1: the listed set being decided
         self._states = np.zeros(0, dtype=np.int64)  # its sampled states (positions)
 
@@ -67,6 +67,7 @@ class ISESSampled(Entropy):
 
     def choose(self, belief: AnyBelief) -> Query:
         start = time.perf_counter()
+        self._fixed = self.fixed_work(belief)
         belief = self.prepared(belief)
         self.last_scored = self.last_states = 0
         if belief.size == 1:
@@ -78,10 +79,10 @@ class ISESSampled(Entropy):
         pool = [(b, p) for b, p in order if len(p)]
         if self.queries is not None:
             pool = self._limit(pool, self.queries)
-        if self.iterations is not None:  # fixed work: this many queries, whatever the clock
-            pool = self._limit(pool, self.iterations)
+        if self._fixed is not None:  # fixed work: this many queries, whatever the clock
+            pool = self._limit(pool, self._fixed)
         scored: list[Scored] = []
-        deadline = start + SCORING_SHARE * self.budget if self.iterations is None \
+        deadline = start + SCORING_SHARE * self.budget if self._fixed is None \
             else float("inf")
         per_query, done = 0.0, 0
         for block, positions in pool:
@@ -125,7 +126,7 @@ class ISESSampled(Entropy):
             p = None if listed.uniform else listed.probabilities()
             self._states = self.rng.choice(listed.size, size=self.states, replace=True, p=p)
             return listed
-        deadline = None if self.iterations is not None else start + SAMPLING_SHARE * self.budget
+        deadline = None if self._fixed is not None else start + SAMPLING_SHARE * self.budget
         return belief.draw(self.states, self.rng, deadline=deadline)
 
     def score_block(self, block, positions, belief):
