@@ -54,6 +54,24 @@ def zscores(qs: np.ndarray, fs: np.ndarray, own: np.ndarray, mean: np.ndarray,
     return np.where(sd[fs] > 0, z, np.where(need > 0, np.inf, -np.inf))
 
 
+def raises(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
+           sd: np.ndarray, total: int, lam: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Both pages' rule of when to call: None facing a bid of z > lam or with no raise of
+    z <= lam; else every bid above the standing one (quantities, faces, z-scores) and which
+    of them may be made: those of z <= lam (at an opening, which is compulsory, the bids of
+    least z if none is)."""
+    qs, fs = bids_above(standing or (0, 0), total)
+    z = zscores(qs, fs, own, mean, sd)
+    ok = z <= lam
+    if standing is not None and (not ok.any() or zscores(
+            np.array([standing[0]]), np.array([standing[1]]), own, mean, sd)[0] > lam):
+        return None
+    if not ok.any():
+        ok = z == z.min()
+    return qs, fs, z, ok
+
+
 def choices(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
             sd: np.ndarray, total: int, lam: float = LAMBDA, over_all: bool | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -68,14 +86,10 @@ def choices(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndarray,
     over_all False: the previous version's rule, raises normalised over the acceptable ones
     and a call only when it must."""
     over_all = PLAY["over_all"] if over_all is None else over_all
-    qs, fs = bids_above(standing or (0, 0), total)
-    z = zscores(qs, fs, own, mean, sd)
-    ok = z <= lam
-    if standing is not None and (not ok.any() or zscores(
-            np.array([standing[0]]), np.array([standing[1]]), own, mean, sd)[0] > lam):
-        return qs[:0], fs[:0], np.zeros(0), 1.0
-    if not ok.any():
-        ok = z == z.min()
+    found = raises(standing, own, mean, sd, total, lam)
+    if found is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), 1.0
+    qs, fs, z, ok = found
     zs = np.clip(z, -50.0, 50.0)  # a bid sure to hold has z = -inf
     w = np.exp(-(zs - zs[ok].min()) / TAU)
     mass = w.sum() if over_all and standing is not None else w[ok].sum()
@@ -104,14 +118,10 @@ def best_option(standing: tuple[int, int] | None, own: np.ndarray, mean: np.ndar
     omega among those of z <= lam (ties: least z, then bid order). x_pmf and z_pmf
     (count x face) are the distributions of the next player's dice counting for each face
     and of everyone else's; b_unseen is how many dice the next player cannot see."""
-    qs, fs = bids_above(standing or (0, 0), total)
-    z = zscores(qs, fs, own, mean, sd)
-    ok = z <= lam
-    if standing is not None and (not ok.any() or zscores(
-            np.array([standing[0]]), np.array([standing[1]]), own, mean, sd)[0] > lam):
+    found = raises(standing, own, mean, sd, total, lam)
+    if found is None:
         return None
-    if not ok.any():  # an opening is compulsory: the bids of least z
-        ok = z == z.min()
+    qs, fs, z, ok = found
     q, f = qs[ok], fs[ok]
     w = payoff(q, f, own, lam, x_pmf, z_pmf, b_unseen)
     k = int(np.lexsort((np.arange(len(q)), z[ok], -w))[0])

@@ -126,6 +126,7 @@ def test_simulator_bids_as_the_spec_says(standing, over_all):
     calls with exactly the spec's likelihood, for every roll; and both are the page's
     formula as the brute force above writes it."""
     import liars_dice as sim
+    import liars_dice_rules as rules
 
     g = small_game(over_all)
     base = standing or (0, 0)
@@ -136,7 +137,7 @@ def test_simulator_bids_as_the_spec_says(standing, over_all):
     checked = 0
     for h in index:
         roll = np.array(g.hypotheses.value(h)["roll"])
-        qs, fs, p, call = sim.choices(standing, sim.held(roll), mean, sd, DICE + HIDDEN,
+        qs, fs, p, call = rules.choices(standing, sim.held(roll), mean, sd, DICE + HIDDEN,
                                       over_all=over_all)
         expected = {(int(q), int(f)): x for q, f, x in zip(qs, fs, p, strict=True) if x > 0}
         if call > 1e-15:
@@ -391,6 +392,7 @@ def test_zi_raises_to_the_best_option_below_lambda(seed):
     """The default ZI (the page's): call once the standing bid's z exceeds lambda, else the
     raise of z <= lambda with the greatest payoff, against an enumeration of the dice."""
     import liars_dice as sim
+    import liars_dice_rules as rules
 
     assert sim.PLAY["decision"] == "best"
     rng = np.random.default_rng(seed)
@@ -407,7 +409,7 @@ def test_zi_raises_to_the_best_option_below_lambda(seed):
         assert got == want, (rolls, player, standing)
         if pay:  # every candidate's payoff, not only the best one's
             q, f = (np.array(v) for v in zip(*pay, strict=True))
-            w = sim.payoff(q, f, sim.held(rolls[player]), LAM, sim.binomial_pmf(2),
+            w = rules.payoff(q, f, sim.held(rolls[player]), LAM, sim.binomial_pmf(2),
                            sim.binomial_pmf(2), 4)
             np.testing.assert_allclose(w, list(pay.values()), atol=1e-12)
             nonzero += int((w < 0).sum())
@@ -420,10 +422,11 @@ def test_zi_payoff_prefers_the_raise_the_next_player_will_not_call():
     """The page's example of the rule: facing [5, five], [6, five] pays at least as much as
     [7, five] (the page: "[6,5] is clearly the better choice")."""
     import liars_dice as sim
+    import liars_dice_rules as rules
 
     own = sim.held(np.array([0, 0, 0, 0, 3, 2]))
     x, zr = sim.binomial_pmf(5), sim.binomial_pmf(5)
-    w = sim.payoff(np.array([6, 7]), np.array([4, 4]), own, LAM, x, zr, 10)
+    w = rules.payoff(np.array([6, 7]), np.array([4, 4]), own, LAM, x, zr, 10)
     assert w[0] >= w[1] and w[1] < 0
 
 
