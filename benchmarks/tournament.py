@@ -286,12 +286,18 @@ def fig5(rows: list[dict], runs: list[tuple[str, dict]], out: Path) -> Path:
     return path
 
 
-def write_section(table: str, args: argparse.Namespace, runs: list[tuple[str, dict]],
-                  figure: Path) -> None:
+def run_facts(args: argparse.Namespace, runs: list[tuple[str, dict]]) -> tuple[int, float, str]:
+    """The games a run played, its wall time in seconds, and where it ran (as a flag)."""
     games = sum(len(d["trials"]) for _, d in runs)
     wall = sum(d["elapsed"] for _, d in runs)
-    exact_s = sum(d["exact"]["seconds"] for _, d in runs)
     where = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
+    return games, wall, where
+
+
+def write_section(table: str, args: argparse.Namespace, runs: list[tuple[str, dict]],
+                  figure: Path) -> None:
+    games, wall, where = run_facts(args, runs)
+    exact_s = sum(d["exact"]["seconds"] for _, d in runs)
     section = f"""## The eight-game experiment of Meng & Lucas
 
 `python benchmarks/tournament.py --trials {args.trials} --budget {args.time_limit} \\
@@ -319,10 +325,10 @@ ISES is deterministic, so each of its trials must take exactly the number of que
 
 def write_calibrated_section(table: str, args: argparse.Namespace,
                              runs: list[tuple[str, dict]], figure: Path) -> None:
-    games = sum(len(d["trials"]) for _, d in runs)
-    wall = sum(d["elapsed"] for _, d in runs)
-    where = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
+    games, wall, where = run_facts(args, runs)
     work = json.loads(CALIBRATION.read_text())
+    clock_games = sorted({work[slug(Path(d["spec"]).name, d["params"])]["trials"]
+                          for _, d in runs})
     rows = "\n".join(f"| {name} | {size_text(d['params'])} | "
                      + " | ".join(work[slug(Path(d["spec"]).name, d["params"])][a]
                                   .replace(",", ", ") for a in TIMED) + " |"
@@ -333,7 +339,7 @@ def write_calibrated_section(table: str, args: argparse.Namespace,
 --calibrated --trials {args.trials} {where}`: the same games, sizes and seeds, but the
 time-limited agents do a fixed amount of work at each decision: at the k-th decision of a
 game, the median of what {args.time_limit} s bought that agent at the k-th decision of that
-game and size on an idle 2-core machine (10 clock games each;
+game and size on an idle 2-core machine ({"/".join(map(str, clock_games))} clock games each;
 `docs/results/tournament-calibration.json`; later decisions do the last entry's work). No
 trial depends on the machine's load, so a rerun gives the same numbers. {games:,} games in
 {wall / 60:.0f} min. Raw trials: `docs/results/tournament-calibrated/`.
