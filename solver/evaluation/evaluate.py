@@ -216,6 +216,14 @@ class _Walker:
                 "evaluation enumerates deterministic feedback only",
                 hint="simulate games with random answers: `sleuth bench SPEC --trials N` "
                      "(or one: `sleuth solve SPEC --random-secret --seed N`)")
+        earlier = [(r, c) for a, r, c in belief.history if a == query.action]
+        if earlier and not self.game.history_allows(query.action, np.array([query.rank]),
+                                                    earlier)[0]:
+            raise SleuthError(
+                f"strategy {self.strategy.name} chose {query.action} "
+                f"{self.strategy.candidates.args(query)}, which breaks the action's history "
+                "rule against an earlier query", hint="the spec's `history:` says what each "
+                                                      "query must keep of the earlier ones")
         branch = belief.branch(query, self.strategy.candidates)
         target_codes = branch.codes(self.ranks[targets])
         children = ((code, lambda code=code: branch.child(code))

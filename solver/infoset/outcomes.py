@@ -44,6 +44,7 @@ class OutcomeTable:
         else:
             book = np.arange(top, dtype=np.int64)
         self.codes, self.ncodes = codes, len(book)
+        self.book = book  # a code label -> the feedback's real code
         self.offsets = (np.arange(len(self.queries), dtype=np.int64) * self.ncodes)[:, None]
         self.stops = np.zeros((len(self.queries), self.ncodes), dtype=bool)
         if has_stop(game):

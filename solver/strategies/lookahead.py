@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.history import HistoryMasks, Mask
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option, Scored, pick_by_k
@@ -48,7 +49,6 @@ def statistic(counts: np.ndarray, score: str) -> np.ndarray:
 
 class Lookahead(ListedStrategy):
     name = "lookahead"
-    follows_history = False  # its second step asks queries the history rule may forbid
     depth = Option(int, 2, "queries looked ahead (1: the base score itself)", minimum=1,
                    maximum=2)
     score = Option(str, "entropy", "the base score the look-ahead minimises",
@@ -63,13 +63,19 @@ class Lookahead(ListedStrategy):
                               hint="use entropy")
         self.table = OutcomeTable(candidates)
         self.symmetry = self.table.symmetry
+        # under a `history` rule the second query is one the rule allows after the first
+        self.rules = HistoryMasks(candidates, self.table) if HistoryMasks.applies(
+            candidates) else None
+        if self.rules is not None:
+            self.symmetry = None
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
         counts = self.table.counts(hyps)
         first = statistic(counts, self.score)
-        scores = first if self.depth == 1 else self.two_step(hyps, counts)
+        allowed = None if self.rules is None else self.rules.of_belief(belief)
+        scores = first if self.depth == 1 else self.two_step(hyps, counts, allowed)
         offset, scored = 0, []
         for block in self.candidates.blocks:
             allowed = self.candidates.allowed(block, belief)
@@ -88,25 +94,32 @@ class Lookahead(ListedStrategy):
                 if len(t := np.flatnonzero(s.scores <= best + tol))]
         return pick_by_k(self.candidates, tied, belief)
 
-    def two_step(self, hyps: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    def two_step(self, hyps: np.ndarray, counts: np.ndarray,
+                 allowed: Mask = None) -> np.ndarray:
         """Each query's score after the best second query in each of its parts (inf for
-        queries skipped as symmetric to an earlier one, or that make no progress)."""
+        queries skipped as symmetric to an earlier one, or that make no progress, or
+        that the history rules forbid: `allowed`, None for all)."""
         t = self.table
         n, q = len(hyps), len(t.queries)
         going = np.where(t.stops, 0, counts)
         useful = going.max(axis=1) < n
         if self.symmetry is not None:
             useful &= self.symmetry.representatives(self.symmetry.stabiliser(hyps))
+        if allowed is not None:
+            useful &= allowed
         out = np.full(q, np.inf)
-        best_of: dict[bytes, float] = {}
+        best_of: dict[Any, float] = {}
         for i in np.flatnonzero(useful).tolist():
             row = t.codes[i, hyps]
             values = []
             for c in np.flatnonzero(going[i]).tolist():
                 part = hyps[row == c]
-                key = part.tobytes()
+                after = None if self.rules is None else self.rules.after(allowed, i, c)
+                key = (part.tobytes(), HistoryMasks.key(after))
                 if key not in best_of:
-                    best_of[key] = float(statistic(t.counts(part), self.score).min())
+                    second = statistic(t.counts(part), self.score)
+                    best_of[key] = float(second.min() if after is None else
+                                         second[after].min(initial=np.inf))
                 values.append(best_of[key])
             ended = np.where(t.stops[i], counts[i], 0)[None, :]  # parts that end stay whole
             first = float(statistic(ended, self.score)[0])

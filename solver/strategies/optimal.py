@@ -40,6 +40,7 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.goals import goal_reached
+from sleuth.solver.infoset.history import HistoryMasks, Mask
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, has_stop
 from sleuth.solver.strategies.base import ListedStrategy, Option
@@ -72,6 +73,12 @@ class OptimalSearch:
         self.table = table
         self.queries, self.codes, self.stops = table.queries, table.codes, table.stops
         self.symmetry = table.symmetry
+        # `history` rules: a set carries the queries still allowed (history.py), and a
+        # symmetry would have to keep those too: none is used
+        self.rules = HistoryMasks(candidates, table) if HistoryMasks.applies(candidates) \
+            else None
+        if self.rules is not None:
+            self.symmetry = None
         hyp_ranks = game.hypotheses.ranks
         secret_of = []
         for block in candidates.blocks:
@@ -137,8 +144,17 @@ class OptimalSearch:
 
     # -- the search
 
-    def key(self, hyps: np.ndarray, depth: int | None) -> Any:
-        return (hyps.tobytes(), depth)
+    def key(self, hyps: np.ndarray, depth: int | None, allowed: Mask = None) -> Any:
+        return (hyps.tobytes(), depth, HistoryMasks.key(allowed))
+
+    def searched(self, hyps: np.ndarray, active: np.ndarray | None,
+                 allowed: Mask) -> np.ndarray:
+        """The queries searched at `hyps`: one per way of parting it, among `active`
+        (those distinct at a superset; None: all). Under a history rule, every allowed
+        query: two that part the set alike may allow different queries later."""
+        if self.rules is not None:
+            return self.all_queries if allowed is None else np.flatnonzero(allowed)
+        return self.table.distinct(hyps, self.all_queries if active is None else active)
 
     def terminal(self, hyps: np.ndarray) -> bool:
         if self.stop_game:
@@ -150,12 +166,14 @@ class OptimalSearch:
             self.signature[hyps] == self.signature[hyps[0]]))
 
     def solve(self, hyps: np.ndarray, depth: int | None, bound: int,
-              stab: np.ndarray | None = None, active: np.ndarray | None = None) -> tuple | int:
+              stab: np.ndarray | None = None, active: np.ndarray | None = None,
+              allowed: Mask = None) -> tuple | int:
         """(total, worst, query index) of the best tree for `hyps` within `depth` queries
         (None: no limit), if its total is at most `bound`; else a lower bound > bound.
         `stab`: symmetries (indices into the group) known to map `hyps` onto itself --
         those of the observations so far; None: found here. `active`: queries that part
-        `hyps` in every way any query does (those distinct at a superset); None: all."""
+        `hyps` in every way any query does (those distinct at a superset); None: all.
+        `allowed`: the queries the history rules still allow (None: every one)."""
         n = len(hyps)
         if self.terminal(hyps):
             return (0, 0, -1)
@@ -163,15 +181,15 @@ class OptimalSearch:
             return NO_TREE
         if self.lb_total[n] > bound:
             return int(self.lb_total[n])
-        key = self.key(hyps, depth)
+        key = self.key(hyps, depth, allowed)
         hit = self.memo.get(key)
         if isinstance(hit, tuple) or (hit is not None and hit > bound):
             return hit
         self.nodes += 1
         if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
             stab = self.symmetry.stabiliser(hyps)
-        active = self.table.distinct(hyps, self.all_queries if active is None else active)
-        best = self._search(hyps, depth, bound, stab, active)
+        active = self.searched(hyps, active, allowed)
+        best = self._search(hyps, depth, bound, stab, active, allowed)
         if best is None:
             self.memo[key] = max(bound + 1, hit or 0)
             return self.memo[key]
@@ -179,7 +197,7 @@ class OptimalSearch:
         return best
 
     def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
-                stab: np.ndarray | None, active: np.ndarray) -> tuple | None:
+                stab: np.ndarray | None, active: np.ndarray, allowed: Mask) -> tuple | None:
         order, lbq, lbw, krank, going = self.ordered(hyps, depth, stab, active)
         best: tuple | None = None
         for i in order:
@@ -187,9 +205,10 @@ class OptimalSearch:
                                   (lbq[i], lbw[i], krank[i]) >= best[:3]):
                 break
             q = int(active[i])
-            tree = self._try(hyps, self.codes[q, hyps], going[i], depth,
+            tree = self._try(hyps, q, going[i], depth,
                              bound if best is None else min(bound, best[0]),
-                             None if stab is None else self.symmetry.fixing(stab, q), active)
+                             None if stab is None else self.symmetry.fixing(stab, q), active,
+                             allowed)
             if tree is not None:
                 cand = (tree[0], tree[1], int(krank[i]), q)
                 if best is None or cand < best:
@@ -220,28 +239,31 @@ class OptimalSearch:
             return (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
         return (self.table.counts(hyps) * self.stops).sum(axis=1) > 0
 
-    def floor(self, hyps: np.ndarray, active: np.ndarray) -> tuple[int, int]:
+    def floor(self, hyps: np.ndarray, active: np.ndarray,
+              allowed: Mask = None) -> tuple[int, int]:
         """Lower bounds on the total and the depth of any tree for `hyps`, one query deeper
         than the size bounds: the least, over the useful queries, of the size bounds of
         their parts (plus the query). Kept per set. `active`: the queries that part
-        `hyps` in every way any query does."""
+        `hyps` in every way any query does; `allowed`: those a history rule allows."""
         n = len(hyps)
         if n <= 2 or self.terminal(hyps):
             return int(self.lb_total[n]), int(self.lb_worst[n])
-        key = hyps.tobytes()
+        key = hyps.tobytes() + (HistoryMasks.key(allowed) or b"")
         got = self.floors.get(key)
         if got is None:
-            allowed = (self.possible(hyps) if self.candidates.guesses == "consistent"
-                       else self.all_allowed)
+            ok = (self.possible(hyps) if self.candidates.guesses == "consistent"
+                  else self.all_allowed)
+            if allowed is not None:
+                ok = ok & allowed
             got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
-                                          allowed, NO_TREE)
+                                          ok, NO_TREE)
             self.floors[key] = got = (int(got[0]), int(got[1]))
         return got
 
-    def known(self, hyps: np.ndarray, depth: int | None) -> int:
+    def known(self, hyps: np.ndarray, depth: int | None, allowed: Mask = None) -> int:
         """What the table already holds on the least total of `hyps` within `depth`: the
         exact value, or a lower bound learnt from a failed search (0: nothing)."""
-        hit = self.memo.get(self.key(hyps, depth))
+        hit = self.memo.get(self.key(hyps, depth, allowed))
         return 0 if hit is None else hit[0] if isinstance(hit, tuple) else int(hit)
 
     def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None,
@@ -264,29 +286,39 @@ class OptimalSearch:
             order = order[:self.top]
         return order, lbq, lbw, krank, going
 
-    def plan(self, hyps: np.ndarray, depth: int | None) -> dict[bytes, tuple]:
+    def plan(self, hyps: np.ndarray, depth: int | None,
+             allowed: Mask = None) -> dict[bytes, tuple]:
         """The solved tree below `hyps` (solved exactly within `depth`), as the memo holds
         it: sorted hypotheses' bytes -> (total, worst, query index)."""
         out: dict[bytes, tuple] = {}
-        stack = [(hyps, depth)]
+        stack = [(hyps, depth, allowed)]
         while stack:
-            here, d = stack.pop()
+            here, d, ok = stack.pop()
             if self.terminal(here):
                 continue
-            got = self.memo[self.key(here, d)]
+            got = self.memo[self.key(here, d, ok)]
             out[here.tobytes()] = got
-            row, stops = self.codes[got[2], here], self.stops[got[2]]
+            q = got[2]
+            row, stops = self.codes[q, here], self.stops[q]
             for c in np.unique(row).tolist():
                 if not stops[c]:
-                    stack.append((here[row == c], None if d is None else d - 1))
+                    stack.append((here[row == c], None if d is None else d - 1,
+                                  self.allowed_after(ok, q, c)))
         return out
 
-    def _try(self, hyps: np.ndarray, row: np.ndarray, going: np.ndarray, depth: int | None,
-             limit: int, stab: np.ndarray | None, active: np.ndarray) -> tuple[int, int] | None:
-        """The best tree under one query, if its total is at most `limit`. `active`: the
+    def allowed_after(self, allowed: Mask, q: int, label: int) -> Mask:
+        """The queries still allowed after query `q` read the code labelled `label`."""
+        return allowed if self.rules is None else self.rules.after(allowed, q, label)
+
+    def _try(self, hyps: np.ndarray, q: int, going: np.ndarray, depth: int | None,
+             limit: int, stab: np.ndarray | None, active: np.ndarray,
+             allowed: Mask) -> tuple[int, int] | None:
+        """The best tree under query `q`, if its total is at most `limit`. `active`: the
         queries that part `hyps` in every way any query does."""
-        parts = [hyps[row == c] for c in np.flatnonzero(going).tolist()]
-        parts.sort(key=len, reverse=True)
+        row = self.codes[q, hyps]
+        labels = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
+        parts = [hyps[row == c] for c in labels]  # largest first
+        oks = [self.allowed_after(allowed, q, c) for c in labels]
         total, worst = len(hyps), 1
         child_depth = None if depth is None else depth - 1
         # the parts' size bounds, raised one by one (largest first) to their floors: a
@@ -296,26 +328,27 @@ class OptimalSearch:
         if total + rest > limit:
             return None
         for j, part in enumerate(parts):
-            low, deep = self.floor(part, active)
-            low = max(low, self.known(part, child_depth))
+            low, deep = self.floor(part, active if self.rules is None else
+                                   self.searched(part, None, oks[j]), oks[j])
+            low = max(low, self.known(part, child_depth, oks[j]))
             rest += low - lows[j]
             lows[j] = low
             if total + rest > limit or (child_depth is not None and deep > child_depth):
                 return None
-        for part, low in zip(parts, lows, strict=True):
+        for part, low, ok in zip(parts, lows, oks, strict=True):
             rest -= low
-            got = self.solve(part, child_depth, limit - total - rest, stab, active)
+            got = self.solve(part, child_depth, limit - total - rest, stab, active, ok)
             if not isinstance(got, tuple) or total + got[0] + rest > limit:
                 return None  # (a kept exact value may exceed the bound asked for)
             total += got[0]
             worst = max(worst, 1 + got[1])
         return total, worst
 
-    def least_depth(self, hyps: np.ndarray) -> int:
+    def least_depth(self, hyps: np.ndarray, allowed: Mask = None) -> int:
         """The least worst case of any tree for `hyps`."""
         d = max(1, int(self.lb_worst[len(hyps)]))
         while True:
-            if isinstance(self.solve(hyps, d, NO_TREE - 1), tuple):
+            if isinstance(self.solve(hyps, d, NO_TREE - 1, allowed=allowed), tuple):
                 return d
             d += 1
             if d > len(hyps) + 1:
@@ -360,8 +393,6 @@ def _external(n: int, k: int) -> tuple[int, int]:
 class Optimal(ListedStrategy):
     """The least expected number of queries (then the least worst case), proven."""
 
-    follows_history = False  # its searches ask queries the history rule may forbid
-
     name = "optimal"
     worst_first = False
     top = Option(int, 0, "try only the first K queries of each information set, in the "
@@ -372,20 +403,24 @@ class Optimal(ListedStrategy):
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
         self.search = OptimalSearch(candidates, self.top)
-        self.budgets: dict[bytes, int] = {}
+        self.budgets: dict[Any, int] = {}  # worst first: a set's depth budget
         self.plan: dict[bytes, tuple] = {}  # trees solved on workers: set -> (total, worst, q)
         self.workers: Any = None
         self.recipe: Any = None
 
     def share(self, workers: Any, recipe: Any) -> bool:
-        """Split the search's first level over the workers (optimal_split.py)."""
+        """Split the search's first level over the workers (optimal_split.py); not under
+        a history rule, whose sets carry the queries allowed."""
+        if self.search.rules is not None:
+            return False
         self.workers, self.recipe = workers, recipe
         return True
 
     def value(self, belief: AnyBelief) -> tuple[int, int]:
         """The proven (total, worst case) from this belief."""
-        hyps = np.sort(self.prepared(belief).index).astype(np.int64)
-        got = self._solve(hyps)
+        belief = self.prepared(belief)
+        hyps = np.sort(belief.index).astype(np.int64)
+        got = self._solve(hyps, self.allowed(belief))
         return got[0], got[1]
 
     def proven(self, belief: AnyBelief) -> dict[str, Any]:
@@ -399,16 +434,24 @@ class Optimal(ListedStrategy):
         hyps = np.sort(belief.index).astype(np.int64)
         if not self.search.stop_game and goal_reached(belief, self.candidates.game):
             raise SleuthError("the goal is already reached: there is nothing to ask")
-        total, worst, q = self._solve(hyps)
+        allowed = self.allowed(belief)
+        total, worst, q = self._solve(hyps, allowed)
         if self.worst_first and hyps.tobytes() not in self.plan:
-            depth = self.budgets[hyps.tobytes()]  # the children's, for the calls that follow
+            # the children's depth budget, for the calls that follow
+            depth = self.budgets[self.search.key(hyps, None, allowed)]
             row, stops = self.search.codes[q, hyps], self.search.stops[q]
             for c in np.unique(row).tolist():
                 if not stops[c]:
-                    self.budgets[hyps[row == c].tobytes()] = depth - 1
+                    after = self.search.allowed_after(allowed, q, c)
+                    self.budgets[self.search.key(hyps[row == c], None, after)] = depth - 1
         return self.search.queries[q]
 
-    def _solve(self, hyps: np.ndarray) -> tuple:
+    def allowed(self, belief: AnyBelief) -> Mask:
+        """The queries the history rules allow after the belief's history (None: all)."""
+        rules = self.search.rules
+        return None if rules is None else rules.of_belief(belief)
+
+    def _solve(self, hyps: np.ndarray, allowed: Mask = None) -> tuple:
         planned = self.plan.get(hyps.tobytes())
         if planned is not None:
             return planned
@@ -426,10 +469,11 @@ class Optimal(ListedStrategy):
             return got
         depth = None
         if self.worst_first:
-            depth = self.budgets.get(hyps.tobytes())
+            key = self.search.key(hyps, None, allowed)
+            depth = self.budgets.get(key)
             if depth is None:
-                depth = self.budgets[hyps.tobytes()] = self.search.least_depth(hyps)
-        got = self.search.solve(hyps, depth, NO_TREE - 1)
+                depth = self.budgets[key] = self.search.least_depth(hyps, allowed)
+        got = self.search.solve(hyps, depth, NO_TREE - 1, allowed=allowed)
         if not isinstance(got, tuple):
             raise SleuthError("no sequence of queries finishes every secret",
                               hint="these hypotheses may be indistinguishable")
