@@ -243,8 +243,24 @@ class Checker(Declarations):
                                 "tell more", random[0].loc)
         return Model(spec.file, spec.game, spec.about, dict(self.params), dict(self.domains),
                      secret, constraints, prior, queries, observations, identify,
-                     spec.goal.max_queries, tuple(sorted(self.strings)), dict(self.tables),
+                     self.max_queries(), tuple(sorted(self.strings)), dict(self.tables),
                      spec.goal.confidence, spec.goal.until_indistinguishable)
+
+    def max_queries(self) -> int | None:
+        """The goal's bound on a game's length: a number, or an int param's value."""
+        limit = self.spec.goal.max_queries
+        if not isinstance(limit, tuple):
+            return limit
+        name, loc = limit
+        if name not in self.params:
+            raise SpecError(f"max_queries names '{name}', which is not a param", loc,
+                            hint=did_you_mean(name, list(self.params))
+                            or "give a number, or declare the param under `params`")
+        value = self.params[name]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise SpecError(f"max_queries is the param '{name}' = {value!r}, not a positive "
+                            "integer", loc, hint=f"--set {name}=6, say")
+        return value
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

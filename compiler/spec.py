@@ -77,7 +77,7 @@ class Action:
 class Goal:
     identify: list[tuple[str, Loc]] | None
     stop_when: ir.Node | None
-    max_queries: int | None
+    max_queries: int | tuple[str, Loc] | None  # a number, or a param's name and place
     confidence: float | None = None  # stop when the goal's most likely value is this likely
     until_indistinguishable: bool = False  # also stop when no query tells the rest apart
 
@@ -357,8 +357,10 @@ def _read_goal(r: Reader, node: Node) -> Goal:
     max_q = None
     if "max_queries" in fields:
         max_q = r.scalar(fields["max_queries"][1], "max_queries")
-        if not isinstance(max_q, int) or isinstance(max_q, bool) or max_q < 1:
-            raise SpecError("max_queries must be a positive integer",
+        if isinstance(max_q, str) and NAME_RE.match(max_q):
+            max_q = (max_q, r.loc(fields["max_queries"][1]))  # a param, read when checked
+        elif not isinstance(max_q, int) or isinstance(max_q, bool) or max_q < 1:
+            raise SpecError("max_queries must be a positive integer or an int param's name",
                             r.loc(fields["max_queries"][1]))
     stop = r.expr(fields["stop_when"][1], "stop_when") if "stop_when" in fields else None
     confidence = None

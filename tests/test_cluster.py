@@ -61,7 +61,7 @@ def test_local_workers_and_clear_errors(capsys):
 def test_split_evaluation_keeps_history_rules(tmp_path, capsys, local_scheduler):
     """Wordle's hard mode split one query down: the workers' subtrees start from the
     queries asked on the way, so they keep the rule (the trees are the serial ones)."""
-    game = ["wordle", "--set", "hard=true", "--set", "answers_only=true"]
+    game = ["wordle", "--set", "hard=true", "--set", "answers_only=true", "--set", "guesses=10"]
     serial = tree_of(tmp_path, "serial", [*game, "--strategy", "most-parts"])
     split = tree_of(tmp_path, "split", [*game, "--strategy", "most-parts",
                                         "--scheduler", local_scheduler])

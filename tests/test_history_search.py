@@ -15,6 +15,7 @@ from functools import cache
 
 import pytest
 
+from sleuth.compiler import SleuthError
 from sleuth.compiler.game import load_game_text
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.infoset.belief import Belief
@@ -23,7 +24,7 @@ from sleuth.solver.strategies import make_strategy
 
 HARD = """
 game: Mastermind, hard mode
-params: {pegs: 2, colours: 3, hard: true}
+params: {pegs: 2, colours: 3, hard: true, limit: 10}
 domains:
   Colour: {range: "1..colours"}
 defs:
@@ -40,7 +41,7 @@ queries:
     feedback:
       black: "count(g[i] == code[i] for i in 0..pegs-1)"
       white: "sum(min(count(g, c), count(code, c)) for c in Colour) - black"
-goal: {stop_when: "black == pegs"}
+goal: {stop_when: "black == pegs", max_queries: limit}
 """
 
 
@@ -49,33 +50,43 @@ def score(guess: tuple, code: tuple) -> tuple[int, int]:
     return black, sum((Counter(guess) & Counter(code)).values()) - black
 
 
-def brute_hard(pegs: int, colours: int, worst_first: bool) -> tuple[int, int]:
+def brute_hard(pegs: int, colours: int, worst_first: bool, limit: int = 10,
+               hard: bool = True) -> tuple[int, int] | None:
     codes = list(itertools.product(range(1, colours + 1), repeat=pegs))
 
     def order(value: tuple[int, int]) -> tuple[int, int]:
         return (value[1], value[0]) if worst_first else value
 
     @cache
-    def cost(possible: frozenset) -> tuple[int, int]:
+    def cost(possible: frozenset, left: int) -> tuple[int, int] | None:
+        """The best (total, worst) within `left` more guesses; None if none finishes."""
+        if left == 0:
+            return None
         best = None
-        for guess in sorted(possible):  # hard mode: only the codes still possible
+        for guess in sorted(possible) if hard else codes:  # hard: the possible codes
             parts: dict[tuple, set] = {}
             for s in possible:
                 parts.setdefault(score(guess, s), set()).add(s)
+            if any(len(p) == len(possible) for fb, p in parts.items() if fb != (pegs, 0)):
+                continue  # no progress (only a guess that cannot be the code makes none)
             total, worst = len(possible), 1
             for fb, part in parts.items():
                 if fb != (pegs, 0):
-                    t, w = cost(frozenset(part))
-                    total, worst = total + t, max(worst, w + 1)
-            if best is None or order((total, worst)) < order(best):
-                best = (total, worst)
+                    sub = cost(frozenset(part), left - 1)
+                    if sub is None:
+                        break
+                    total, worst = total + sub[0], max(worst, sub[1] + 1)
+            else:
+                if best is None or order((total, worst)) < order(best):
+                    best = (total, worst)
         return best
 
-    return cost(frozenset(codes))
+    return cost(frozenset(codes), limit)
 
 
-def solved(pegs: int, colours: int, strategy: str, hard: bool = True):
-    game = load_game_text(HARD, overrides={"pegs": pegs, "colours": colours, "hard": hard})
+def solved(pegs: int, colours: int, strategy: str, hard: bool = True, limit: int = 10):
+    game = load_game_text(HARD, overrides={"pegs": pegs, "colours": colours, "hard": hard,
+                                           "limit": limit})
     s = make_strategy(strategy, Candidates(game, "any"))
     ev = evaluate_strategy(game, s, "hard.yaml")
     return ev, s.value(Belief.prior(game))
@@ -98,6 +109,18 @@ def test_the_rule_bites_and_the_tree_keeps_it():
     assert hard.total > free.total
     assert (hard.total, hard.worst) == hard_value == brute_hard(2, 6, False)
     assert (free.total, free.worst) == free_value
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_max_queries_bounds_the_search(strategy):
+    """Hard MM(2,6) needs 6 guesses for some code: within 6 the optimum is the one
+    without a bound, and within 5 no tree exists -- an error, not a deeper tree."""
+    want = brute_hard(2, 6, strategy == "optimal-worst", 6)
+    ev, proven = solved(2, 6, strategy, limit=6)
+    assert (ev.total, ev.worst) == want == proven and ev.worst == 6
+    assert brute_hard(2, 6, strategy == "optimal-worst", 5) is None
+    with pytest.raises(SleuthError, match="within the 5 queries left"):
+        solved(2, 6, strategy, limit=5)
 
 
 def test_lookahead_scores_second_queries_the_rule_allows():

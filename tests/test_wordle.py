@@ -263,7 +263,7 @@ def _paths(node: dict, path: list[tuple[str, str]]):
 def test_hard_mode_keeps_every_hint(tmp_path, capsys):
     tree = tmp_path / "hard.json"
     main(["evaluate", str(WORDLE), "--set", "hard=true", "--set", "answers_only=true",
-          "--strategy", "most-parts", "--tree", str(tree)])
+          "--set", "guesses=10", "--strategy", "most-parts", "--tree", str(tree)])
     document = json.loads(tree.read_text())
     checked = 0
     for path, guess in _paths(document["tree"], []):

@@ -202,12 +202,14 @@ class _Walker:
                 self.nodes[depth] = {"secrets": len(targets), "solved": _goal_json(
                     self.game, belief)}
             return None
-        if depth >= MAX_DEPTH or (self.game.model.max_queries is not None
-                                  and depth >= self.game.model.max_queries):
+        bound = self.game.model.max_queries
+        if depth >= MAX_DEPTH or (bound is not None and depth >= bound):
             raise SleuthError(
                 f"{counted(len(targets), 'secret')} still unsolved after {counted(depth, 'query')} "
                 f"(strategy {self.strategy.name})",
-                hint="the strategy may be unable to separate the remaining hypotheses")
+                hint="the strategy may be unable to separate the remaining hypotheses"
+                if depth >= MAX_DEPTH else f"the goal's max_queries ends a game after {bound}; "
+                "raise it to evaluate longer games (--set, when it names a param)")
         query = self.first if depth == 0 and self.first is not None else \
             self.strategy.choose(belief)
         if self.game.model.action(query.action).feedback is None:

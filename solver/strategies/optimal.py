@@ -44,6 +44,8 @@ from sleuth.solver.infoset.history import HistoryMasks, Mask
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, has_stop
 from sleuth.solver.strategies.base import ListedStrategy, Option
+from sleuth.solver.strategies.optimal_bounds import external as _external
+from sleuth.solver.strategies.optimal_bounds import fill as _fill
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
 
@@ -367,29 +369,6 @@ def _flat(cols: list[Any]) -> list[np.ndarray]:
     return out
 
 
-def _fill(n: int, branches: int) -> tuple[int, int]:
-    """Least total and depth of n secrets in a tree where each query ends at most one and
-    has at most `branches` parts that go on: b^(d-1) secrets fit at depth d."""
-    total, depth, slots, left = 0, 0, 1, n
-    while left > 0:
-        depth += 1
-        take = min(left, slots)
-        total += take * depth
-        left -= take
-        slots *= branches
-    return total, depth
-
-
-def _external(n: int, k: int) -> tuple[int, int]:
-    """Least external path length of n leaves in a tree of at most k branches, and its
-    depth: n d - (k^d - n) // (k - 1), d = ceil(log_k n)."""
-    d, power = 0, 1
-    while power < n:
-        d += 1
-        power *= k
-    return n * d - (power - n) // (k - 1), d
-
-
 class Optimal(ListedStrategy):
     """The least expected number of queries (then the least worst case), proven."""
 
@@ -420,7 +399,7 @@ class Optimal(ListedStrategy):
         """The proven (total, worst case) from this belief."""
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
-        got = self._solve(hyps, self.allowed(belief))
+        got = self._solve(hyps, self.allowed(belief), len(belief.history))
         return got[0], got[1]
 
     def proven(self, belief: AnyBelief) -> dict[str, Any]:
@@ -435,7 +414,7 @@ class Optimal(ListedStrategy):
         if not self.search.stop_game and goal_reached(belief, self.candidates.game):
             raise SleuthError("the goal is already reached: there is nothing to ask")
         allowed = self.allowed(belief)
-        total, worst, q = self._solve(hyps, allowed)
+        total, worst, q = self._solve(hyps, allowed, len(belief.history))
         if self.worst_first and hyps.tobytes() not in self.plan:
             # the children's depth budget, for the calls that follow
             depth = self.budgets[self.search.key(hyps, None, allowed)]
@@ -451,7 +430,9 @@ class Optimal(ListedStrategy):
         rules = self.search.rules
         return None if rules is None else rules.of_belief(belief)
 
-    def _solve(self, hyps: np.ndarray, allowed: Mask = None) -> tuple:
+    def _solve(self, hyps: np.ndarray, allowed: Mask = None, asked: int = 0) -> tuple:
+        """(total, worst, query) at `hyps` after `asked` queries (the goal's `max_queries`
+        bounds the rest of the game: the best tree within it)."""
         planned = self.plan.get(hyps.tobytes())
         if planned is not None:
             return planned
@@ -467,17 +448,31 @@ class Optimal(ListedStrategy):
                                   hint="these hypotheses may be indistinguishable")
             self.plan.update(plan)
             return got
-        depth = None
+        limit = self.game_limit(len(hyps), asked)
+        depth = limit
         if self.worst_first:
             key = self.search.key(hyps, None, allowed)
             depth = self.budgets.get(key)
             if depth is None:
                 depth = self.budgets[key] = self.search.least_depth(hyps, allowed)
-        got = self.search.solve(hyps, depth, NO_TREE - 1, allowed=allowed)
+            if limit is not None and depth > limit:
+                depth = NO_TREE  # (reported below)
+        got = NO_TREE if depth == NO_TREE else self.search.solve(hyps, depth, NO_TREE - 1,
+                                                                 allowed=allowed)
         if not isinstance(got, tuple):
-            raise SleuthError("no sequence of queries finishes every secret",
-                              hint="these hypotheses may be indistinguishable")
+            within = "" if limit is None else f" within the {limit} queries left"
+            raise SleuthError(f"no sequence of queries finishes every secret{within}",
+                              hint="these hypotheses may be indistinguishable" if limit is
+                              None else "the goal's max_queries bounds a game's length")
         return got
+
+    def game_limit(self, n: int, asked: int) -> int | None:
+        """The queries a game may still ask after `asked` (the goal's `max_queries`); None
+        when no bound can bind a set of n (no useful tree is deeper than n + 1)."""
+        bound = self.candidates.game.model.max_queries
+        if bound is None or bound - asked > n + 1:
+            return None
+        return bound - asked
 
 
 class OptimalWorst(Optimal):
