@@ -150,3 +150,25 @@ def test_lookahead_scores_second_queries_the_rule_allows():
                 want += min(nlogn(Counter(score(g, x) for x in part).values())
                             for g in part)  # hard mode: a possible code next
         assert got[q] == pytest.approx(want)
+
+
+def test_verify_tree_checks_the_rule(tmp_path, capsys):
+    """A tree of the free game (MM(2,5), whose free optimum asks guesses hard mode
+    forbids) verifies under hard: false and is refused under hard: true; the hard
+    tree verifies."""
+    from sleuth.solver.interfaces.cli import main as sleuth
+
+    spec = tmp_path / "hard.yaml"
+    spec.write_text(HARD)
+    size = ["--set", "colours=5"]
+    for hard in ("false", "true"):
+        sleuth(["evaluate", str(spec), *size, "--set", f"hard={hard}", "--strategy",
+                "optimal-worst", "--tree", str(tmp_path / f"{hard}.json")])
+    sleuth(["verify-tree", str(tmp_path / "true.json"), str(spec), *size])
+    sleuth(["verify-tree", str(tmp_path / "false.json"), str(spec), *size, "--set",
+            "hard=false"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        sleuth(["verify-tree", str(tmp_path / "false.json"), str(spec), *size])
+    assert stop.value.code == 1
+    assert "breaks the action's history rule" in capsys.readouterr().err

@@ -96,7 +96,10 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
     lengths = np.zeros(table.size, dtype=np.int64)
     nodes: dict[bytes, dict[str, Any]] = {}
 
-    def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str) -> None:
+    bound = game.model.max_queries
+
+    def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str,
+             history: tuple[tuple[str, int, int], ...]) -> None:
         _check_node(node, path)
         q = node["query"]
         nodes[np.sort(index).astype(np.int64).tobytes()] = q
@@ -105,6 +108,12 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
             raise SleuthError(f"{path}: '{q['query']}' has random answers; a tree needs "
                               "deterministic feedback")
         rank = game.space(q["query"]).rank(checked_args(game, action, q["args"]))
+        earlier = [(r, c) for a, r, c in history if a == action.name]
+        if earlier and not game.history_allows(action.name, np.array([rank]), earlier)[0]:
+            raise SleuthError(f"{path}: {q['query']} {q['args']} breaks the action's history "
+                              "rule against an earlier query on the way")
+        if bound is not None and depth >= bound:
+            raise SleuthError(f"{path}: a query beyond the goal's max_queries ({bound})")
         codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
         coder = game.coder(q["query"])
         by_code = {coder.encode(checked_feedback(game, action, b["feedback"])): b
@@ -132,9 +141,9 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
                                       "feedback says so")
                 lengths[mine] = depth + 1
             else:
-                walk(b, mine, depth + 1, where)
+                walk(b, mine, depth + 1, where, (*history, (action.name, rank, code)))
 
-    walk(tree, np.arange(table.size, dtype=np.int64), 0, "root")
+    walk(tree, np.arange(table.size, dtype=np.int64), 0, "root", ())
     return lengths, nodes
 
 
