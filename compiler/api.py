@@ -48,7 +48,7 @@ from sleuth.compiler.invariance import (
     positions_interchangeable,
     values_interchangeable,
 )
-from sleuth.compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT, position_name
+from sleuth.compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT, StrT, position_name
 from sleuth.compiler.library import bundled_specs, spec_path
 from sleuth.compiler.likelihood import (
     answer_is_legal,
@@ -70,6 +70,6 @@ __all__ = [
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides", "reporting",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",
-    "show_value", "spec_path", "subset_ranks", "translate_ranks", "unrank",
+    "show_value", "spec_path", "StrT", "subset_ranks", "translate_ranks", "unrank",
     "values_interchangeable",
 ]

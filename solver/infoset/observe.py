@@ -2,7 +2,8 @@
 
 An `Event` is checked against the spec when it is made: the action exists,
 the arguments are values of their domains and legal, the feedback is a value
-the feedback can take, the answer is legal for the question. Events come from
+the feedback can take -- and one some secret gives this query (reachable.py) --
+the answer is legal for the question. Events come from
 observation files (YAML: a list of `{query, args, feedback | answer}`, with
 file:line:col on every error) or from text typed on a command line.
 Applying an event to a belief conditions it (feedback) or updates it by
@@ -32,6 +33,7 @@ from sleuth.compiler.api import (
     show_value,
 )
 from sleuth.solver.infoset.protocol import InformationSet
+from sleuth.solver.infoset.reachable import action_domain, decoded, describe_values, query_codes
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,39 @@ def checked_feedback(game: Game, action: CheckedAction, raw: Any, loc: Loc | Non
         try:
             out[name] = coerce_text(t, raw[name]) if text else coerce(t, raw[name])
         except ValueError as err:
-            raise ObservationError(f"feedback '{name}' of '{action.name}': {err}", loc) from None
+            domain, exact = action_domain(game, action)
+            if domain is None:  # nothing better than the static type's message
+                raise ObservationError(f"feedback '{name}' of '{action.name}': {err}",
+                                       loc) from None
+            raise ObservationError(
+                f"feedback '{name}' of '{action.name}' is one of "
+                f"{describe_values(domain[name])}, not {raw[name]!r}", loc,
+                hint="the values this action's feedback can take" + (
+                    "" if exact else " (its type's)")) from None
     return out
+
+
+LISTED_FEEDBACKS = 20  # an impossible feedback's hint lists up to this many possible ones
+
+
+def check_reachable(game: Game, action: CheckedAction, args: dict[str, Any],
+                    feedback: dict[str, Any], loc: Loc | None = None) -> None:
+    """An ObservationError when no hypothesis of the game gives this feedback to this
+    query: impossible for the query, whatever was observed before (reachable.py)."""
+    rank = game.space(action.name).rank(args)
+    codes = query_codes(game, action.name, rank)
+    if codes is None or game.coder(action.name).encode(feedback) in set(codes.tolist()):
+        return
+    if len(codes) <= LISTED_FEEDBACKS:  # the reachable feedbacks themselves
+        coder = game.coder(action.name)
+        can = ", ".join(feedback_text({k: show_value(v) for k, v in coder.decode(c).items()})
+                        for c in codes.tolist())
+    else:  # each component's values
+        can = "; ".join(f"{name} {describe_values(values)}"
+                        for name, values in decoded(game, action, codes).items())
+    raise ObservationError(
+        f"{feedback_text(feedback)} is impossible for {query_text(action.name, args)}: no "
+        "secret gives it", loc, hint=f"this query's feedback can be: {can}")
 
 
 def checked_answer(game: Game, action: CheckedAction, args: dict[str, Any], raw: Any,
@@ -179,8 +212,9 @@ def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
     args = checked_args(game, a, args, loc, text)
     at = outcome_loc or loc
     if a.feedback is not None:
-        return Event(a.name, args, feedback=checked_feedback(game, a, outcome, at, text),
-                     loc=loc)
+        feedback = checked_feedback(game, a, outcome, at, text)
+        check_reachable(game, a, args, feedback, at)
+        return Event(a.name, args, feedback=feedback, loc=loc)
     return Event(a.name, args, answer=checked_answer(game, a, args, outcome, at, text), loc=loc)
 
 

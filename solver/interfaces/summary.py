@@ -15,6 +15,7 @@ from sleuth.compiler.api import BudgetError, CheckedAction, Game, domain_size
 from sleuth.solver.infoset import queries
 from sleuth.solver.infoset.backends import DEFAULT_COUNTER, lists_hypotheses
 from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.reachable import action_domain
 
 EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
 DENSE_CODES = 1 << 22  # feedback codes counted in a dense table; more: the distinct ones
@@ -81,6 +82,9 @@ def describe_action(game: Game, action: CheckedAction, exact: bool = True) -> di
         info["feedback_bound"] = coder.size
         info["feedback_values"] = distinct_feedbacks(game, action.name, legal) if exact \
             else None
+        domain, is_exact = action_domain(game, action, exact)
+        info["feedback_domain"] = domain  # component -> its reachable values (sorted)
+        info["feedback_domain_exact"] = is_exact  # False: the static types' values
     else:
         r = action.response
         info["response"] = {

@@ -11,6 +11,7 @@ import click
 from sleuth.compiler.api import SleuthError, show_value
 from sleuth.solver.infoset.backends import BACKENDS, choose_backend, prior_belief
 from sleuth.solver.infoset.observe import apply_event, read_observations
+from sleuth.solver.infoset.reachable import describe_values
 from sleuth.solver.interfaces.options import (
     backend_option,
     game_options,
@@ -129,6 +130,9 @@ def print_summary(s: dict[str, Any]) -> None:
                 values = (counted(a["feedback_values"], "value") if a["feedback_values"] is not None
                           else f"at most {a['feedback_bound']:,} values")
                 fb = f"{', '.join(a['feedback'])}: {values}"
+                if a.get("feedback_domain"):
+                    fb += " (" + "; ".join(f"{k} {describe_values(v)}" for k, v in
+                                           a["feedback_domain"].items()) + ")"
             else:
                 r = a["response"]
                 fb = f"response {r['answer']} ({r['likelihood']})"

@@ -38,6 +38,7 @@ from sleuth.compiler.api import (
     set_elements,
 )
 from sleuth.solver.infoset.observe import format_value
+from sleuth.solver.infoset.reachable import action_domain
 
 
 def action_forms(game: Game) -> list[dict[str, Any]]:
@@ -48,12 +49,28 @@ def action_forms(game: Game) -> list[dict[str, Any]]:
             "name": action.name, "kind": action.kind,
             "args": [{"name": a.name, "field": domain_field(a.domain)} for a in action.args]}
         if action.feedback is not None:
-            form["feedback"] = [{"name": name, "field": type_field(node.type)}
-                                for name, _, node in action.feedback]
+            domain, _ = action_domain(game, action)
+            form["feedback"] = [{"name": name, "field": reachable_field(
+                type_field(node.type), None if domain is None else domain[name])}
+                for name, _, node in action.feedback]
         else:
             form["answer"] = domain_field(action.response.answer.domain)
         out.append(form)
     return out
+
+
+def reachable_field(field: dict[str, Any], values: list[Any] | None) -> dict[str, Any]:
+    """A feedback field narrowed to the values the game can give (reachable.py): an int's
+    bounds, a boolean's choices (false first, where both occur), an enum's labels."""
+    if values is None or not values:
+        return field
+    if field["kind"] == "int":
+        return {**field, "min": min(values), "max": max(values)}
+    if field["kind"] == "bool":
+        return {**field, "values": ["true" if v else "false" for v in sorted(values)]}
+    if field["kind"] == "enum":
+        return {**field, "values": [format_value(v) for v in values]}
+    return field
 
 
 def domain_field(d: Domain) -> dict[str, Any]:

@@ -78,7 +78,7 @@ function field(spec, name) {
       wrap.write = (v) => { i.value = v; };
     }
   } else if (k === "enum" || k === "bool") {
-    const values = k === "bool" ? ["true", "false"] : spec.values;
+    const values = k === "bool" ? (spec.values || ["false", "true"]) : spec.values;
     const s = el("select");
     for (const v of values) s.append(el("option", { value: v, text: v }));
     wrap.append(s);
