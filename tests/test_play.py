@@ -121,7 +121,7 @@ def test_undo_other_queries_and_bad_input(tmp_path):
     assert status == 0
     assert "undone: guess g=[1, 1, 2, 2] -> black=1 white=1" in out
     assert "nothing to undo" in out
-    assert "9 is outside 0..4" in out
+    assert "feedback 'black' of 'guess' is one of 0..4, not 9" in out
     assert "inconsistent observations" in out  # 1234 cannot be the code after 0 black 1 white
     assert "frobnicate" in out
     steps = json.loads(session.read_text())["steps"]

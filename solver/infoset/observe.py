@@ -155,7 +155,7 @@ def checked_feedback(game: Game, action: CheckedAction, raw: Any, loc: Loc | Non
                                        loc) from None
             raise ObservationError(
                 f"feedback '{name}' of '{action.name}' is one of "
-                f"{describe_values(domain[name])}, not {raw[name]!r}", loc,
+                f"{describe_values(domain[name])}, not {raw[name]}", loc,
                 hint="the values this action's feedback can take" + (
                     "" if exact else " (its type's)")) from None
     return out

@@ -35,6 +35,7 @@ from sleuth.compiler.api import (
     show_value,
 )
 
+CHEAP = 10**5  # assignments of the secret listed just to check a feedback, at most
 DECODED = 100_000  # distinct feedback codes decoded into per-component values, at most
 EXACT_PAIRS = 5 * 10**7  # (query x hypothesis) pairs scored for an exact action domain
 
@@ -98,8 +99,16 @@ def _action_domain(game: Game, action: CheckedAction,
     return got
 
 
+def listed(game: Game) -> bool:
+    """Whether the game's hypotheses are listed already, or cheap to list: a game meant
+    for the counting backends (Clue's deals) is never enumerated for a check."""
+    return ("hypotheses",) in game.memo or game.candidate_count() <= CHEAP
+
+
 def _reachable_codes(game: Game, action: CheckedAction) -> np.ndarray | None:
     """Every code some legal query gives some hypothesis (None: too costly to score)."""
+    if not listed(game):
+        return None
     try:
         h = game.hypotheses.size
         space = game.space(action.name)
@@ -124,6 +133,8 @@ def _reachable_codes(game: Game, action: CheckedAction) -> np.ndarray | None:
 def query_codes(game: Game, action: str, rank: int) -> np.ndarray | None:
     """The distinct codes one query gives over the prior's hypotheses (None when they are
     not listed)."""
+    if not listed(game):
+        return None
     try:
         row = game.feedback_matrix(action, np.array([rank]))[0]
     except BudgetError:  # hypotheses too many to list (the symbolic backend's games)
