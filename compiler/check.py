@@ -42,6 +42,7 @@ from sleuth.compiler.ir import (
     Type,
 )
 from sleuth.compiler.resolve import Binding, Resolver, Scope
+from sleuth.compiler.rules import Lies, always, check_lies, param_count
 from sleuth.compiler.spec import Action, Reader, Spec, VarDecl
 
 # ----------------------------------------------------------------------------- the model
@@ -106,21 +107,6 @@ def before_type(args: list[Var], feedback: list[tuple[str, str, ir.Node]]) -> Re
                          [(name, node.type) for name, _, node in feedback]))
 
 
-def always(node: ir.Node, value: bool) -> bool:
-    """Whether a condition is `value` whatever its names' values, params being constants
-    by now: `not hard or ...` is always true when the param hard is false."""
-    match node:
-        case ir.Const(value=constant):
-            return constant is value
-        case ir.Binary(op="or" | "and"):
-            # `and` is true (`or` false) only when both sides are; else one side decides
-            sides = (always(node.left, value), always(node.right, value))
-            return all(sides) if node.op == ("and" if value else "or") else any(sides)
-        case ir.Unary(op="not"):
-            return always(node.operand, not value)
-    return False
-
-
 @dataclass
 class Model:
     """A checked game: everything a backend needs, no YAML left."""
@@ -143,6 +129,7 @@ class Model:
     # goal: {until_indistinguishable: true}: a game also ends when no query can tell the
     # remaining hypotheses apart
     until_indistinguishable: bool = False
+    lies: Lies | None = None  # lies: at most a budget of false answers in a game (rules.py)
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -243,24 +230,10 @@ class Checker(Declarations):
                                 "tell more", random[0].loc)
         return Model(spec.file, spec.game, spec.about, dict(self.params), dict(self.domains),
                      secret, constraints, prior, queries, observations, identify,
-                     self.max_queries(), tuple(sorted(self.strings)), dict(self.tables),
-                     spec.goal.confidence, spec.goal.until_indistinguishable)
-
-    def max_queries(self) -> int | None:
-        """The goal's bound on a game's length: a number, or an int param's value."""
-        limit = self.spec.goal.max_queries
-        if not isinstance(limit, tuple):
-            return limit
-        name, loc = limit
-        if name not in self.params:
-            raise SpecError(f"max_queries names '{name}', which is not a param", loc,
-                            hint=did_you_mean(name, list(self.params))
-                            or "give a number, or declare the param under `params`")
-        value = self.params[name]
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise SpecError(f"max_queries is the param '{name}' = {value!r}, not a positive "
-                            "integer", loc, hint=f"--set {name}=6, say")
-        return value
+                     param_count(spec.goal.max_queries, self.params, "max_queries", 1),
+                     tuple(sorted(self.strings)), dict(self.tables),
+                     spec.goal.confidence, spec.goal.until_indistinguishable,
+                     check_lies(self, queries))
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

@@ -38,6 +38,7 @@ from sleuth.compiler.hidden import hidden_from
 from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.library import spec_path
 from sleuth.compiler.memo import Memo, memoised
+from sleuth.compiler.rules import SAID
 from sleuth.compiler.source import Document
 from sleuth.compiler.spec import read_spec
 from sleuth.compiler.vectorise import Compiler, Ctx
@@ -257,6 +258,26 @@ class Game:
             return max(CELL_BYTES, -(-peak // (len(rows) * n)))
 
         return self.memo.get(("cell_bytes", query), probe)
+
+    def false_answers(self, query: str, codes: list[int]) -> np.ndarray:
+        """(truth, said) over feedback `codes`: whether a lie may answer `said` when the
+        truth is `truth` -- any other value, or those the spec's `lies: allowed:` rule
+        allows (evaluated by the reference interpreter, once per pair)."""
+        out = ~np.eye(len(codes), dtype=bool)
+        lies = self.model.lies
+        rule = None if lies is None else lies.false.get(query)
+        if rule is None:
+            return out
+        action = self.model.action(query)
+        coder = self.coder(query)
+        values = [coder.decode(int(c)) for c in codes]
+        for i, truth in enumerate(values):
+            env: dict[str, Any] = {uid: truth[name] for name, uid, _ in action.feedback or []}
+            for j, said in enumerate(values):
+                if i != j:
+                    env[SAID] = said
+                    out[i, j] = bool(evaluate(rule, env))
+        return out
 
     # -- one point at a time (the reference path)
 

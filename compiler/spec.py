@@ -22,7 +22,7 @@ from sleuth.compiler.parse import parse_expr
 from sleuth.compiler.source import Document, scalar_value
 
 TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
-            "observations", "goal", "data")
+            "observations", "goal", "data", "lies")
 ACTION_KEYS = ("args", "legal", "history", "let", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
 GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence", "until_indistinguishable")
@@ -83,6 +83,16 @@ class Goal:
 
 
 @dataclass
+class LiesDecl:
+    """`lies:` -- at most `budget` answers in a game are false (chosen by an adversary);
+    `allowed` says which false answers a lie may give (default: any other)."""
+
+    budget: int | tuple[str, Loc]  # a number, or a param's name and place
+    false: ir.Node | None
+    loc: Loc
+
+
+@dataclass
 class TableDecl:
     name: str
     file: str
@@ -107,6 +117,7 @@ class Spec:
     observations: list[Action]
     goal: Goal
     data: dict[str, TableDecl] = field(default_factory=dict)
+    lies: LiesDecl | None = None
 
 
 class Reader:
@@ -211,7 +222,25 @@ def read_spec(doc: Document) -> Spec:
         observations=_read_actions(r, top, "observations", "observation"),
         goal=_read_goal(r, top["goal"][1]) if "goal" in top else Goal(None, None, None),
         data=_read_data(r, top["data"][1]) if "data" in top else {},
+        lies=_read_lies(r, top["lies"][1]) if "lies" in top else None,
     )
+
+
+def _read_lies(r: Reader, node: Node) -> LiesDecl:
+    fields = r.mapping(node, "lies", ("budget", "allowed"))
+    if "budget" not in fields:
+        raise SpecError("lies needs a 'budget': how many answers in a game may be false",
+                        r.loc(node), hint="lies: {budget: 1}")
+    value = fields["budget"][1]
+    budget = r.scalar(value, "the lie budget")
+    if isinstance(budget, str) and NAME_RE.match(budget):
+        budget = (budget, r.loc(value))
+    elif not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+        raise SpecError("the lie budget must be a whole number >= 0 or an int param's name",
+                        r.loc(value), hint="lies: {budget: 1}")
+    false = r.expr(fields["allowed"][1], "the false-answer rule") if "allowed" in fields \
+        else None
+    return LiesDecl(budget, false, r.loc(node))
 
 
 def _read_params(r: Reader, top: dict) -> dict[str, tuple[Any, Loc]]:

@@ -11,7 +11,7 @@ import pytest
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.outcome_kernels import least_bounds, part_sizes
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal import NO_TREE, OptimalSearch
+from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 from tests.conftest import ROOT
 
 

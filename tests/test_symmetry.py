@@ -229,7 +229,7 @@ def test_positions_swapped_with_values_fix_the_sets_after_a_query():
     stabiliser holds such products (each a symmetry of the matrix), there are fewer
     query orbits than with the plain swaps, and the part's proven optimum and chosen
     query are those of the search with no symmetry."""
-    from sleuth.solver.strategies.optimal import NO_TREE, OptimalSearch
+    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
     game = load_game(SPECS / "bulls-and-cows.yaml", {"digits": 3})
     search = OptimalSearch(Candidates(game, "any"))

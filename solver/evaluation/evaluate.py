@@ -100,6 +100,13 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     the subtrees SPLIT_DEPTH queries down are walked on the workers. The result is the
     serial one. `first`, when given, is the first query (an opener forced on the
     strategy, which chooses every later one)."""
+    if game.model.lies is not None:  # the answers may lie: a tree of lie states
+        from sleuth.solver.evaluation.liar import evaluate_against_liar
+
+        if secrets is not None or first is not None or workers is not None:
+            raise SleuthError("a game with lies is evaluated whole, on one core",
+                              hint="drop --secrets, --first and --workers")
+        return evaluate_against_liar(game, strategy, spec, tree, progress)
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
     ranks, keys = root.secrets(secrets, seed)

@@ -76,7 +76,12 @@ def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any],
 
 def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
     """Play every secret down the tree; {"secrets", "total", "worst"} or a SleuthError
-    saying which secret fails where."""
+    saying which secret fails where. A game with lies is played against every liar
+    (evaluation/liar.py)."""
+    if game.model.lies is not None:
+        from sleuth.solver.evaluation.liar import verify_against_liar
+
+        return verify_against_liar(game, document)
     lengths, _ = _play(game, document)
     return {"secrets": len(lengths), "total": int(lengths.sum()), "worst": int(lengths.max())}
 
@@ -100,7 +105,7 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
 
     def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str,
              history: tuple[tuple[str, int, int], ...]) -> None:
-        _check_node(node, path)
+        check_node(node, path)
         q = node["query"]
         nodes[np.sort(index).astype(np.int64).tobytes()] = q
         action = game.model.action(q["query"])
@@ -121,7 +126,7 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
         for code in np.unique(codes).tolist():
             mine = index[codes == code]
             b = by_code.get(code)
-            where = f"{path} -> {feedback_text(_shown(coder.decode(code)))}"
+            where = f"{path} -> {feedback_text(shown(coder.decode(code)))}"
             if b is None:
                 raise SleuthError(f"{where}: no branch for this feedback "
                                   f"({counted(len(mine), 'secret')} reach it)")
@@ -147,7 +152,7 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
     return lengths, nodes
 
 
-def _check_node(node: Any, path: str) -> None:
+def check_node(node: Any, path: str) -> None:
     """A query node's shape, or a SleuthError saying where the file is not a tree."""
     hint = "a tree written by `sleuth evaluate SPEC --tree FILE`"
     if not isinstance(node, dict):
@@ -163,7 +168,7 @@ def _check_node(node: Any, path: str) -> None:
                           "and 'args', and 'branches', each with a 'feedback')", hint=hint)
 
 
-def _shown(feedback: dict[str, Any]) -> dict[str, Any]:
+def shown(feedback: dict[str, Any]) -> dict[str, Any]:
     return {k: show_value(v) for k, v in feedback.items()}
 
 

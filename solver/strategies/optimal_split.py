@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.solver.evaluation.cluster import Recipe, Workers
-from sleuth.solver.strategies.optimal import NO_TREE, OptimalSearch
+from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 
 def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,

@@ -1,0 +1,110 @@
+"""Rules over a game's course rather than one query: how long a game may run (`goal:
+max_queries`) and how many of its answers may be false (`lies:`).
+
+    max_queries   a number, or an int param's name (so `--set` changes it)
+    lies          `budget`: at most that many answers in a whole game are false, chosen
+                  by an adversary who knows the strategy; `allowed` (optional): a
+                  condition on the true feedback (its components by name) and the
+                  answer given instead (`said`, a record of the same components) that a
+                  false answer must meet -- by default any other value the query can
+                  give is allowed. A lie is a property of the answerer, not of the
+                  secret: the hypotheses stay the secret's, and each carries how many
+                  lies its answers have used (solver/infoset/lies.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sleuth.compiler import ir
+from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.ir import RecordT
+from sleuth.compiler.resolve import Binding
+
+if TYPE_CHECKING:
+    from sleuth.compiler.check import CheckedAction
+
+
+SAID = "<said>"  # the uid `said` (the answer a lie gives) is bound to
+
+
+def always(node: ir.Node, value: bool) -> bool:
+    """Whether a condition is `value` whatever its names' values, params being constants
+    by now: `not hard or ...` is always true when the param hard is false."""
+    match node:
+        case ir.Const(value=constant):
+            return constant is value
+        case ir.Binary(op="or" | "and"):
+            # `and` is true (`or` false) only when both sides are; else one side decides
+            sides = (always(node.left, value), always(node.right, value))
+            return all(sides) if node.op == ("and" if value else "or") else any(sides)
+        case ir.Unary(op="not"):
+            return always(node.operand, not value)
+    return False
+
+
+@dataclass
+class Lies:
+    """At most `budget` false answers in a game; `false[action]`, when present, the
+    condition a false answer to that action must meet."""
+
+    budget: int
+    false: dict[str, ir.Node] = field(default_factory=dict)
+    loc: Loc | None = None
+
+
+def param_count(value: Any, params: dict[str, Any], what: str, least: int) -> int:
+    """A count given as a number or as an int param's (name, place), checked >= least."""
+    if not isinstance(value, tuple):
+        return value
+    name, loc = value
+    if name not in params:
+        raise SpecError(f"{what} names '{name}', which is not a param", loc,
+                        hint=did_you_mean(name, list(params))
+                        or "give a number, or declare the param under `params`")
+    got = params[name]
+    if not isinstance(got, int) or isinstance(got, bool) or got < least:
+        raise SpecError(f"{what} is the param '{name}' = {got!r}, not a whole number >= "
+                        f"{least}", loc, hint=f"--set {name}={max(least, 1)}, say")
+    return got
+
+
+def said_type(feedback: list[tuple[str, str, ir.Node]]) -> RecordT:
+    """The type of `said` in a false-answer rule: a feedback's components."""
+    return RecordT(tuple((name, node.type) for name, _, node in feedback))
+
+
+def check_lies(checker: Any, queries: list[CheckedAction]) -> Lies | None:
+    """The spec's `lies:`, checked: the budget a count, the false-answer rule a condition
+    on each action's true feedback and `said`, for every query with feedback."""
+    decl = checker.spec.lies
+    if decl is None:
+        return None
+    budget = param_count(decl.budget, checker.params, "the lie budget", 0)
+    spec = checker.spec
+    if spec.goal.stop_when is not None or spec.goal.confidence is not None:
+        raise SpecError("a game whose answers may lie ends when the secret is known "
+                        "(goal: identify); stop_when and confidence read an answer that "
+                        "may be the lie", decl.loc, hint="drop stop_when / confidence")
+    random = [q.name for q in queries if q.feedback is None]
+    if random or spec.observations:
+        raise SpecError(f"lies apply to queries with feedback; "
+                        f"'{(random or [spec.observations[0].name])[0]}' has none",
+                        decl.loc, hint="a response's randomness is its likelihood already")
+    out = Lies(budget, {}, decl.loc)
+    if decl.false is None:
+        return out
+    base = checker.global_scope()
+    for q in queries:
+        scope = dict(base)
+        for name, uid, node in q.feedback or []:
+            scope[name] = Binding("local", node.type, frozenset(), uid)
+        scope["said"] = Binding("local", said_type(q.feedback or []), frozenset(), SAID)
+        node = checker.boolean(decl.false, scope, "the false-answer rule")
+        if not always(node, True):  # a param may switch the rule off (any answer, then)
+            out.false[q.name] = node
+    return out
+
+
+__all__ = ["SAID", "Lies", "always", "check_lies", "param_count", "said_type"]

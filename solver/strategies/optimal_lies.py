@@ -1,0 +1,121 @@
+"""The least worst case of a game whose answers may lie, proven: a depth-first search
+over lie states (solver/infoset/lies.py) against an adversary who places the lies.
+
+`solve(state, t)` asks whether some query finishes every child of the state within t - 1
+more; the least t is found by deepening from Berlekamp's volume bound (a state whose
+volume exceeds branching^t cannot finish in t). States are canonical (each class of
+interchangeable hypotheses listed in sorted order), and the table keeps, per canonical
+state, the most queries known not to suffice and the fewest known to suffice. At a
+state only one query per class of queries whose children are alike is tried, most
+promising first (the least largest child volume), and its children hardest first.
+
+The objective is the worst case alone: with an adversarial liar a secret's game length
+is the longest the liar can make it, and the total of those is not a sum over the
+parts of a query (a secret lies in several), so `optimal` (least total) refuses such a
+game. `evaluate` reports, per secret, that longest game along the tree found.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.lies import LieGame
+from sleuth.solver.infoset.queries import Candidates
+
+
+class LieSearch:
+    """The worst-case search over one game's lie states."""
+
+    def __init__(self, candidates: Candidates):
+        self.lies = LieGame(candidates)
+        self.fails: dict[bytes, int] = {}  # canonical state -> most queries known too few
+        self.works: dict[bytes, int] = {}  # canonical state -> fewest known enough
+        self.kids: dict[bytes, tuple[np.ndarray, list[list[np.ndarray]]]] = {}
+        self.nodes = 0
+
+    def _options(self, state: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+        """A canonical state's useful queries and, per query, its canonical children."""
+        key = state.tobytes()
+        got = self.kids.get(key)
+        if got is None:
+            lies = self.lies
+            queries, _ = lies.options(state)
+            children = [[lies.canonical(c) for _, c in lies.children(state, int(q))]
+                        for q in queries.tolist()]
+            got = self.kids[key] = (queries, children)
+        return got
+
+    def solve(self, state: np.ndarray, t: int) -> bool:
+        """Whether the canonical `state` can be finished within t more queries."""
+        lies = self.lies
+        if lies.terminal(state):
+            return True
+        if t <= 0 or lies.volume(state, t) > lies.branching ** t:
+            return False
+        key = state.tobytes()
+        if self.works.get(key, 1 << 30) <= t:
+            return True
+        if self.fails.get(key, -1) >= t:
+            return False
+        self.nodes += 1
+        queries, children = self._options(state)
+        order = sorted(range(len(queries)), key=lambda i: (
+            max(lies.volume(c, t - 1) for c in children[i]), i))
+        for i in order:
+            kids = sorted(children[i], key=lambda c: -lies.volume(c, t - 1))
+            if all(self.solve(c, t - 1) for c in kids):
+                self.works[key] = t
+                return True
+        self.fails[key] = t
+        return False
+
+    def least_depth(self, state: np.ndarray) -> int:
+        """The least worst case from `state` (any state: it is made canonical here)."""
+        state = self.lies.canonical(state)
+        t = 0
+        while self.lies.volume(state, t) > self.lies.branching ** t:
+            t += 1
+        while not self.solve(state, t):
+            t += 1
+            if t > 4 * self.lies.size + 8 * (self.lies.budget + 1):
+                raise SleuthError("no sequence of queries finds the secret against this liar",
+                                  hint="a lie may be undetectable: check the budget and "
+                                       "the false-answer rule")
+        return t
+
+    def choose(self, state: np.ndarray, t: int) -> int:
+        """A query (table index) that finishes `state` within t, the first of the search's
+        order: the one `solve` found for its canonical form, mapped to this state."""
+        lies = self.lies
+        queries, _ = lies.options(state)
+        scored = []
+        for q in queries.tolist():
+            kids = [c for _, c in lies.children(state, q)]
+            scored.append((max(lies.volume(c, t - 1) for c in kids), q, kids))
+        for _, q, kids in sorted(scored, key=lambda x: (x[0], x[1])):
+            if all(self.solve(lies.canonical(c), t - 1) for c in kids):
+                return q
+        raise SleuthError(f"no query finishes this state within {t}",
+                          hint="this is a bug in Sleuth; please report it")
+
+
+def proven(search: LieSearch, depth: int, top: int) -> dict[str, Any]:
+    return {"total": None, "worst": depth, "order": "worst case against the liar",
+            "nodes": search.nodes, "top": top}
+
+
+
+
+
+def liar_search(candidates: Candidates, worst_first: bool, top: int) -> LieSearch:
+    """The search `optimal-worst` runs on a game with lies (`optimal` refuses one: its
+    `handles_lies` is false)."""
+    assert worst_first
+    if top:
+        raise SleuthError("--top is not available against a liar",
+                          hint="drop --top: the lie search tries one query per class")
+    return LieSearch(candidates)
+__all__ = ["LieSearch", "liar_search", "proven"]

@@ -1,0 +1,370 @@
+"""Exact optimal strategies, by depth-first branch and bound.
+
+    optimal         the least total number of queries over all secrets (the least
+                    expected number, the prior being uniform); among those, the least
+                    worst case; then tie-break K
+    optimal-worst   the least worst case; among those, the least total; then K
+
+The conventions are `evaluate`'s (design §3): with `stop_when`, every secret
+pays for the query whose feedback satisfies it (the final correct query is
+counted); otherwise a secret is done once the goal variables have one
+possible value. Any legal query may be asked unless `--guesses consistent`.
+
+The search solves an information set S (the hypotheses still possible) by
+trying every useful query q (one that splits S, or ends the game for part of
+it): its value is |S| (everyone pays for q) plus the values of its parts
+that go on. Pruning uses admissible lower bounds that depend on a part's
+size only:
+
+* with `stop_when`, at most one secret ends at each query when only the
+  query equal to it can end it, and a query has at most b parts
+  that go on; a tree of such queries holds at most b^(d-1) secrets at depth d,
+  which bounds the total and the depth of n secrets (filled level by level);
+* without it, when every hypothesis is its own goal value, n secrets are the
+  leaves of a tree of at most k branches: at least n d - (k^d - n) // (k - 1)
+  queries in total, d = ceil(log_k n) (the least external path length);
+* otherwise, 1 per secret (with `stop_when`) or 0.
+
+Queries are tried in the order of these bounds, so the first complete tree
+is usually good and the rest is pruned against it. A transposition table
+keeps, per information set (and depth budget), the exact value and query, or
+a lower bound learnt from a failed search. Only uniform priors and
+deterministic feedback: with random answers or weights the strategy refuses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.history import HistoryMasks, Mask
+from sleuth.solver.infoset.outcomes import OutcomeTable
+from sleuth.solver.infoset.queries import Candidates, has_stop
+from sleuth.solver.strategies.optimal_bounds import external as _external
+from sleuth.solver.strategies.optimal_bounds import fill as _fill
+
+NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
+
+
+class OptimalSearch:
+    """The branch and bound over one game's listed hypotheses (indices into its table)."""
+
+    def __init__(self, candidates: Candidates, top: int = 0):
+        game = candidates.game
+        self.candidates = candidates
+        self.top = top  # > 0: only the first `top` queries of each set's order are tried
+        model = game.model
+        if model.prior is not None:
+            raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
+                              "its secrets", hint="use entropy, or evaluate a heuristic")
+        if model.confidence is not None or not candidates.blocks:
+            raise SleuthError("the optimal strategies need queries and a game that ends when "
+                              "the secret is known", hint="use a heuristic strategy")
+        random = [b.action.name for b in candidates.blocks if not b.deterministic]
+        if random:
+            raise SleuthError(f"the optimal strategies need deterministic feedback; "
+                              f"'{random[0]}' has random answers",
+                              hint="simulate with a heuristic: sleuth bench SPEC --trials N")
+        self.game = game
+        self.stop_game = has_stop(game)
+        table = OutcomeTable(candidates)
+        self.table = table
+        self.queries, self.codes, self.stops = table.queries, table.codes, table.stops
+        self.symmetry = table.symmetry
+        # `history` rules: a set carries the queries still allowed (history.py), and a
+        # symmetry would have to keep those too: none is used
+        self.rules = HistoryMasks(candidates, table) if HistoryMasks.applies(candidates) \
+            else None
+        if self.rules is not None:
+            self.symmetry = None
+        hyp_ranks = game.hypotheses.ranks
+        secret_of = []
+        for block in candidates.blocks:
+            ranks = block.as_secret if block.secret_like else np.full(len(block.ranks), -1)
+            at = np.minimum(np.searchsorted(hyp_ranks, ranks), len(hyp_ranks) - 1)
+            secret_of.append(np.where(hyp_ranks[at] == ranks, at, -1))
+        self.secret_of = np.concatenate(secret_of).astype(np.int64)
+        self.secret_like = candidates.any_secret_like
+        self.goal_class = self._goal_classes()
+        # goal: {until_indistinguishable}: hypotheses every query answers alike share a
+        # class, and a set within one class is over; `alike` is the largest class
+        self.signature, self.alike = None, 1
+        if game.model.until_indistinguishable and len(self.queries):
+            _, sig, sizes = np.unique(self.codes.T, axis=0, return_inverse=True,
+                                      return_counts=True)
+            self.signature, self.alike = sig.ravel(), int(sizes.max())
+        self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
+        self.memo: dict[Any, Any] = {}
+        self.floors: dict[bytes, tuple[int, int]] = {}  # floor() per set
+        self.all_allowed = np.ones(len(self.queries), dtype=bool)
+        self.all_queries = np.arange(len(self.queries), dtype=np.int64)
+        self.nodes = 0
+
+    # -- set-up
+
+    def _goal_classes(self) -> np.ndarray:
+        """One id per hypothesis: equal ids have the same goal values."""
+        from sleuth.solver.infoset.belief import Belief
+
+        prior = Belief.prior(self.game)
+        cols = _flat([prior.values(name) for name in self.game.model.identify])
+        keys = np.stack([np.asarray(c).reshape(len(prior.index)) for c in cols], axis=1)
+        _, classes = np.unique(keys, axis=0, return_inverse=True)
+        return classes.ravel()
+
+    def _bounds(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Lower bounds on the total and the depth of a part of n secrets, n = 0..size."""
+        total = np.zeros(size + 1, dtype=np.int64)
+        depth = np.zeros(size + 1, dtype=np.int64)
+        if not self.queries:
+            return total, depth
+        counts = self.table.counts(np.arange(size, dtype=np.int64))
+        if self.stop_game:
+            stopped = np.where(self.stops, counts, 0).max(axis=1)
+            branches = int(((counts > 0) & ~self.stops).sum(axis=1).max())
+            if stopped.max() <= 1 and branches >= 1:
+                for n in range(1, size + 1):
+                    total[n], depth[n] = _fill(n, branches)
+            else:  # every secret pays for at least one more query
+                total[1:] = np.arange(1, size + 1)
+                depth[1:] = 1
+            return total, depth
+        if len(np.unique(self.goal_class)) == size:
+            # a game over may leave up to `alike` secrets in one leaf: at least n // alike
+            # leaves, and the least total puts `alike` in each of the shallowest (their
+            # depths obey Kraft's inequality as any leaves' do)
+            k, m = int((counts > 0).sum(axis=1).max()), self.alike
+            if k >= 2:
+                for n in range(2, size + 1):
+                    leaves, depth[n] = _external(n // m, k) if n // m else (0, 0)
+                    total[n] = m * leaves
+        return total, depth
+
+    # -- the search
+
+    def key(self, hyps: np.ndarray, depth: int | None, allowed: Mask = None) -> Any:
+        return (hyps.tobytes(), depth, HistoryMasks.key(allowed))
+
+    def searched(self, hyps: np.ndarray, active: np.ndarray | None,
+                 allowed: Mask) -> np.ndarray:
+        """The queries searched at `hyps`: one per way of parting it, among `active`
+        (those distinct at a superset; None: all). Under a history rule, every allowed
+        query: two that part the set alike may allow different queries later."""
+        if self.rules is not None:
+            return self.all_queries if allowed is None else np.flatnonzero(allowed)
+        return self.table.distinct(hyps, self.all_queries if active is None else active)
+
+    def terminal(self, hyps: np.ndarray) -> bool:
+        if self.stop_game:
+            return len(hyps) == 0
+        classes = self.goal_class[hyps]
+        if np.all(classes == classes[0]):
+            return True
+        return self.signature is not None and bool(np.all(
+            self.signature[hyps] == self.signature[hyps[0]]))
+
+    def solve(self, hyps: np.ndarray, depth: int | None, bound: int,
+              stab: np.ndarray | None = None, active: np.ndarray | None = None,
+              allowed: Mask = None) -> tuple | int:
+        """(total, worst, query index) of the best tree for `hyps` within `depth` queries
+        (None: no limit), if its total is at most `bound`; else a lower bound > bound.
+        `stab`: symmetries (indices into the group) known to map `hyps` onto itself --
+        those of the observations so far; None: found here. `active`: queries that part
+        `hyps` in every way any query does (those distinct at a superset); None: all.
+        `allowed`: the queries the history rules still allow (None: every one)."""
+        n = len(hyps)
+        if self.terminal(hyps):
+            return (0, 0, -1)
+        if depth is not None and self.lb_worst[n] > depth:
+            return NO_TREE
+        if self.lb_total[n] > bound:
+            return int(self.lb_total[n])
+        key = self.key(hyps, depth, allowed)
+        hit = self.memo.get(key)
+        if isinstance(hit, tuple) or (hit is not None and hit > bound):
+            return hit
+        self.nodes += 1
+        if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
+            stab = self.symmetry.stabiliser(hyps)
+        active = self.searched(hyps, active, allowed)
+        best = self._search(hyps, depth, bound, stab, active, allowed)
+        if best is None:
+            self.memo[key] = max(bound + 1, hit or 0)
+            return self.memo[key]
+        self.memo[key] = best
+        return best
+
+    def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
+                stab: np.ndarray | None, active: np.ndarray, allowed: Mask) -> tuple | None:
+        order, lbq, lbw, krank, going = self.ordered(hyps, depth, stab, active)
+        best: tuple | None = None
+        for i in order:
+            if lbq[i] > bound or (best is not None and
+                                  (lbq[i], lbw[i], krank[i]) >= best[:3]):
+                break
+            q = int(active[i])
+            tree = self._try(hyps, q, going[i], depth,
+                             bound if best is None else min(bound, best[0]),
+                             None if stab is None else self.symmetry.fixing(stab, q), active,
+                             allowed)
+            if tree is not None:
+                cand = (tree[0], tree[1], int(krank[i]), q)
+                if best is None or cand < best:
+                    best = cand
+        return None if best is None else (best[0], best[1], best[3])
+
+    def scores(self, hyps: np.ndarray, active: np.ndarray) -> tuple:
+        """The queries `active` at `hyps`, a row each: the going part sizes, whether it is
+        useful (it splits the set or ends the game for part of it; with consistent
+        guesses, only possible ones), the lower bounds of its total and depth, and
+        whether it may be the secret: (going, useful, lbq, lbw, possible). In numpy terms
+        (the kernel is compiled): counts = table.counts(hyps), going = where(stops, 0,
+        counts), useful = going.max(1) < n, lbq = n + lb_total[going].sum(1), lbw = 1 +
+        lb_worst[going].max(1)."""
+        going, lbq, lbw, useful, ends = self.table.part_sizes(
+            hyps, self.lb_total, self.lb_worst, active)
+        possible = self.possible(hyps)[active] if self.secret_like else ends
+        if self.candidates.guesses == "consistent":
+            useful &= possible
+        return going, useful, lbq, lbw, possible
+
+    def possible(self, hyps: np.ndarray) -> np.ndarray:
+        """Which queries may be the secret (may end the game) at `hyps` (`scores` has it
+        from the compiled pass when queries are not secrets)."""
+        if self.secret_like:
+            inside = np.zeros(self.game.hypotheses.size, dtype=bool)
+            inside[hyps] = True
+            return (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
+        return (self.table.counts(hyps) * self.stops).sum(axis=1) > 0
+
+    def floor(self, hyps: np.ndarray, active: np.ndarray,
+              allowed: Mask = None) -> tuple[int, int]:
+        """Lower bounds on the total and the depth of any tree for `hyps`, one query deeper
+        than the size bounds: the least, over the useful queries, of the size bounds of
+        their parts (plus the query). Kept per set. `active`: the queries that part
+        `hyps` in every way any query does; `allowed`: those a history rule allows."""
+        n = len(hyps)
+        if n <= 2 or self.terminal(hyps):
+            return int(self.lb_total[n]), int(self.lb_worst[n])
+        key = hyps.tobytes() + (HistoryMasks.key(allowed) or b"")
+        got = self.floors.get(key)
+        if got is None:
+            ok = (self.possible(hyps) if self.candidates.guesses == "consistent"
+                  else self.all_allowed)
+            if allowed is not None:
+                ok = ok & allowed
+            got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
+                                          ok, NO_TREE)
+            self.floors[key] = got = (int(got[0]), int(got[1]))
+        return got
+
+    def known(self, hyps: np.ndarray, depth: int | None, allowed: Mask = None) -> int:
+        """What the table already holds on the least total of `hyps` within `depth`: the
+        exact value, or a lower bound learnt from a failed search (0: nothing)."""
+        hit = self.memo.get(self.key(hyps, depth, allowed))
+        return 0 if hit is None else hit[0] if isinstance(hit, tuple) else int(hit)
+
+    def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None,
+                active: np.ndarray | None = None) -> tuple:
+        """The useful queries at `hyps` in the order they are tried (by the lower bounds
+        of their total and depth, then tie-break K), with those bounds, K's ranks and
+        each one's going part sizes: (order, lbq, lbw, krank, going), all positions in
+        `active` (the queries searched; None: all)."""
+        q = len(self.queries)
+        active = self.all_queries if active is None else active
+        going, useful, lbq, lbw, possible = self.scores(hyps, active)
+        if stab is not None:  # one query per orbit of the stabiliser of `hyps`
+            useful &= self.symmetry.representatives(stab)[active]
+        krank = np.where(possible, 0, q) + active
+        if depth is not None:
+            useful &= lbw <= depth
+        order = np.lexsort((krank, lbw, lbq))
+        order = order[useful[order]].tolist()
+        if self.top:
+            order = order[:self.top]
+        return order, lbq, lbw, krank, going
+
+    def plan(self, hyps: np.ndarray, depth: int | None,
+             allowed: Mask = None) -> dict[bytes, tuple]:
+        """The solved tree below `hyps` (solved exactly within `depth`), as the memo holds
+        it: sorted hypotheses' bytes -> (total, worst, query index)."""
+        out: dict[bytes, tuple] = {}
+        stack = [(hyps, depth, allowed)]
+        while stack:
+            here, d, ok = stack.pop()
+            if self.terminal(here):
+                continue
+            got = self.memo[self.key(here, d, ok)]
+            out[here.tobytes()] = got
+            q = got[2]
+            row, stops = self.codes[q, here], self.stops[q]
+            for c in np.unique(row).tolist():
+                if not stops[c]:
+                    stack.append((here[row == c], None if d is None else d - 1,
+                                  self.allowed_after(ok, q, c)))
+        return out
+
+    def allowed_after(self, allowed: Mask, q: int, label: int) -> Mask:
+        """The queries still allowed after query `q` read the code labelled `label`."""
+        return allowed if self.rules is None else self.rules.after(allowed, q, label)
+
+    def _try(self, hyps: np.ndarray, q: int, going: np.ndarray, depth: int | None,
+             limit: int, stab: np.ndarray | None, active: np.ndarray,
+             allowed: Mask) -> tuple[int, int] | None:
+        """The best tree under query `q`, if its total is at most `limit`. `active`: the
+        queries that part `hyps` in every way any query does."""
+        row = self.codes[q, hyps]
+        labels = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
+        parts = [hyps[row == c] for c in labels]  # largest first
+        oks = [self.allowed_after(allowed, q, c) for c in labels]
+        total, worst = len(hyps), 1
+        child_depth = None if depth is None else depth - 1
+        # the parts' size bounds, raised one by one (largest first) to their floors: a
+        # query that cannot beat the limit is dropped before any part is searched
+        lows = [int(self.lb_total[len(p)]) for p in parts]
+        rest = sum(lows)
+        if total + rest > limit:
+            return None
+        for j, part in enumerate(parts):
+            low, deep = self.floor(part, active if self.rules is None else
+                                   self.searched(part, None, oks[j]), oks[j])
+            low = max(low, self.known(part, child_depth, oks[j]))
+            rest += low - lows[j]
+            lows[j] = low
+            if total + rest > limit or (child_depth is not None and deep > child_depth):
+                return None
+        for part, low, ok in zip(parts, lows, oks, strict=True):
+            rest -= low
+            got = self.solve(part, child_depth, limit - total - rest, stab, active, ok)
+            if not isinstance(got, tuple) or total + got[0] + rest > limit:
+                return None  # (a kept exact value may exceed the bound asked for)
+            total += got[0]
+            worst = max(worst, 1 + got[1])
+        return total, worst
+
+    def least_depth(self, hyps: np.ndarray, allowed: Mask = None) -> int:
+        """The least worst case of any tree for `hyps`."""
+        d = max(1, int(self.lb_worst[len(hyps)]))
+        while True:
+            if isinstance(self.solve(hyps, d, NO_TREE - 1, allowed=allowed), tuple):
+                return d
+            d += 1
+            if d > len(hyps) + 1:
+                raise SleuthError("no sequence of queries finishes every secret",
+                                  hint="these hypotheses may be indistinguishable")
+
+
+def _flat(cols: list[Any]) -> list[np.ndarray]:
+    """Columns of values, tuples of columns (sequences, records) opened up."""
+    out = []
+    for c in cols:
+        if isinstance(c, tuple | list):
+            out.extend(_flat(list(c)))
+        else:
+            out.append(np.asarray(c))
+    return out
+
+
+__all__ = ["NO_TREE", "OptimalSearch"]
