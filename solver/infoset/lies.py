@@ -60,6 +60,8 @@ class LieGame:
         self.free_lies = not lies.false  # no rule: a lie may give any other value
         self.branching = int(self.reach.sum(axis=1).max()) if q else 1
         self.goal = _goal_classes(game)
+        self.goal_unique = len(np.unique(self.goal)) == len(self.goal)
+        self._volumes: dict[int, np.ndarray] = {}
         self.classes = self._classes()
         self.grouped = np.argsort(self.classes, kind="stable")
 
@@ -143,11 +145,11 @@ class LieGame:
             out.append((f, child))
         return out
 
-    def options(self, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def options(self, state: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]]]:
         """The useful queries at `state`, one per class of queries whose children are
-        alike up to symmetry (the first in canonical order), and a signature of their
-        children: (queries, signatures). Useless: some answer leaves an equivalent state
-        (the adversary would give it for ever)."""
+        alike up to symmetry (the first in canonical order), and each one's children
+        (the states after each answer that keeps some hypothesis). Useless: some answer
+        leaves an equivalent state (the adversary would give it for ever)."""
         present = np.flatnonzero(state != OUT)
         k = state[present].astype(np.int64)
         codes = self.codes[:, present]  # (Q, m)
@@ -156,7 +158,8 @@ class LieGame:
         ncls, width = int(cls.max()) + 1, self.budget + 2
         parent = np.bincount(cls * width + k + 1, minlength=ncls * width)
         q_all = np.arange(len(codes))[:, None]
-        sigs, useful = [], np.ones(len(codes), dtype=bool)
+        sigs, news, kepts = [], [], []
+        useful = np.ones(len(codes), dtype=bool)
         for f in np.flatnonzero(self.reach.any(axis=0)).tolist():
             true = codes == f
             lie = ~true & (k < self.budget)[None, :] & self.false[q_all, codes, f]
@@ -167,11 +170,22 @@ class LieGame:
             kept = (true | lie).any(axis=1)
             useful &= ~(kept & (hist == parent[None, :]).all(axis=1))
             sigs.append(np.where(kept[:, None], hist, 0))
+            news.append(new)
+            kepts.append(kept)
         sig = np.concatenate(sigs, axis=1)
         _, first = np.unique(sig, axis=0, return_index=True)
         first = np.sort(first)
         first = first[useful[first]]
-        return first, sig[first]
+        kids = []
+        for q in first.tolist():
+            mine = []
+            for new, kept in zip(news, kepts, strict=True):
+                if kept[q]:
+                    child = np.full(self.size, OUT, dtype=np.int8)
+                    child[present] = new[q]
+                    mine.append(child)
+            kids.append(mine)
+        return first, kids
 
     def volume(self, state: np.ndarray, t: int) -> int:
         """Berlekamp's volume of a state with t queries left: per goal value, the answer
@@ -182,13 +196,23 @@ class LieGame:
         present = np.flatnonzero(state != OUT)
         if not self.free_lies:
             return len(np.unique(self.goal[present]))
-        left = self.budget - state[present].astype(np.int64)
-        per = np.array([sum(math.comb(t, j) for j in range(r + 1)) for r in range(
-            self.budget + 1)], dtype=object)
-        best: dict[int, int] = {}
-        for g, r in zip(self.goal[present].tolist(), left.tolist(), strict=True):
-            best[g] = max(best.get(g, 0), per[r])
-        return sum(best.values())
+        per = self._per(t)
+        counts = per[self.budget - state[present].astype(np.int64)]
+        goals = self.goal[present]
+        if self.goal_unique:
+            return int(counts.sum())
+        best = np.zeros(int(goals.max()) + 1, dtype=np.int64)
+        np.maximum.at(best, goals, counts)
+        return int(best.sum())
+
+    def _per(self, t: int) -> np.ndarray:
+        """Answer sequences of t answers with at most r lies, r = 0..budget (kept)."""
+        got = self._volumes.get(t)
+        if got is None:
+            got = self._volumes[t] = np.array(
+                [sum(math.comb(t, j) for j in range(r + 1)) for r in range(self.budget + 1)],
+                dtype=np.int64)
+        return got
 
 
 def _goal_classes(game) -> np.ndarray:

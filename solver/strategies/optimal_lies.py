@@ -36,17 +36,30 @@ class LieSearch:
         self.kids: dict[bytes, tuple[np.ndarray, list[list[np.ndarray]]]] = {}
         self.nodes = 0
 
-    def _options(self, state: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]]]:
-        """A canonical state's useful queries and, per query, its canonical children."""
+    def _options(self, state: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]],
+                                                    list[np.ndarray]]:
+        """A canonical state's useful queries, per query its canonical children, and each
+        child's lies left as a histogram (its volume at t is that times the sequences of
+        t answers with r lies, when every hypothesis is its own goal value)."""
         key = state.tobytes()
         got = self.kids.get(key)
         if got is None:
             lies = self.lies
-            queries, _ = lies.options(state)
-            children = [[lies.canonical(c) for _, c in lies.children(state, int(q))]
-                        for q in queries.tolist()]
-            got = self.kids[key] = (queries, children)
+            queries, kids = lies.options(state)
+            children = [[lies.canonical(c) for c in mine] for mine in kids]
+            hists = [np.stack([np.bincount(lies.budget - c[c >= 0].astype(np.int64),
+                                           minlength=lies.budget + 1) for c in mine])
+                     for mine in children]
+            got = self.kids[key] = (queries, children, hists)
         return got
+
+    def _volumes(self, state: np.ndarray, hist: np.ndarray, children: list[np.ndarray],
+                 t: int) -> np.ndarray:
+        """The children's volumes with t queries left."""
+        lies = self.lies
+        if lies.free_lies and lies.goal_unique:
+            return hist @ lies._per(t)
+        return np.array([lies.volume(c, t) for c in children])
 
     def solve(self, state: np.ndarray, t: int) -> bool:
         """Whether the canonical `state` can be finished within t more queries."""
@@ -61,11 +74,14 @@ class LieSearch:
         if self.fails.get(key, -1) >= t:
             return False
         self.nodes += 1
-        queries, children = self._options(state)
-        order = sorted(range(len(queries)), key=lambda i: (
-            max(lies.volume(c, t - 1) for c in children[i]), i))
+        queries, children, hists = self._options(state)
+        volumes = [self._volumes(state, h, c, t - 1) for h, c in zip(hists, children,
+                                                                       strict=True)]
+        cap = lies.branching ** (t - 1)
+        order = sorted((i for i in range(len(queries)) if volumes[i].max() <= cap),
+                       key=lambda i: (int(volumes[i].max()), i))
         for i in order:
-            kids = sorted(children[i], key=lambda c: -lies.volume(c, t - 1))
+            kids = [children[i][j] for j in np.argsort(-volumes[i], kind="stable")]
             if all(self.solve(c, t - 1) for c in kids):
                 self.works[key] = t
                 return True
@@ -90,13 +106,11 @@ class LieSearch:
         """A query (table index) that finishes `state` within t, the first of the search's
         order: the one `solve` found for its canonical form, mapped to this state."""
         lies = self.lies
-        queries, _ = lies.options(state)
-        scored = []
-        for q in queries.tolist():
-            kids = [c for _, c in lies.children(state, q)]
-            scored.append((max(lies.volume(c, t - 1) for c in kids), q, kids))
-        for _, q, kids in sorted(scored, key=lambda x: (x[0], x[1])):
-            if all(self.solve(lies.canonical(c), t - 1) for c in kids):
+        queries, kids = lies.options(state)
+        scored = [(max(lies.volume(c, t - 1) for c in mine), q, mine)
+                  for q, mine in zip(queries.tolist(), kids, strict=True)]
+        for _, q, mine in sorted(scored, key=lambda x: (x[0], x[1])):
+            if all(self.solve(lies.canonical(c), t - 1) for c in mine):
                 return q
         raise SleuthError(f"no query finishes this state within {t}",
                           hint="this is a bug in Sleuth; please report it")
