@@ -40,6 +40,7 @@ from sleuth.compiler.ir import (
     StrT,
     TupleT,
     Type,
+    UnionT,
 )
 from sleuth.compiler.resolve import Binding, Resolver, Scope
 from sleuth.compiler.rules import Lies, always, check_lies, param_count
@@ -471,10 +472,11 @@ def _expect_codeable(node: ir.Node, what: str) -> None:
             return all(ok(x) for x in t.items)
         if isinstance(t, RecordT):
             return all(ok(x) for _, x in t.fields)
-        return isinstance(t, IntT | BoolT | EnumT | StrT | SetT)
+        return isinstance(t, IntT | BoolT | EnumT | StrT | SetT | UnionT)
 
     if not ok(node.type):
-        raise SpecError(f"{what} must have finitely many values (int, bool, enum, string, set "
-                        f"or sequence of these), not {node.type.show()}", node.loc)
+        raise SpecError(f"{what} must have finitely many values (int, bool, enum, string, "
+                        f"label-or-int, set or sequence of these), not {node.type.show()}",
+                        node.loc)
 
 

@@ -36,6 +36,7 @@ from sleuth.compiler.ir import (
     StrT,
     TupleT,
     Type,
+    UnionT,
     component_types,
 )
 
@@ -374,6 +375,8 @@ def to_python(t: Type, encoded: Any, i: int | tuple, strings: tuple[str, ...]) -
     x = v[i] if v.ndim else v[()]
     if isinstance(t, IntT):
         return int(x)
+    if isinstance(t, UnionT):
+        return t.decode(int(x))
     if isinstance(t, BoolT):
         return bool(x)
     if isinstance(t, FloatT):
@@ -397,6 +400,8 @@ def from_python(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
         return tuple(from_python(ft, value[n], strings) for n, ft in t.fields)
     if isinstance(t, IntT):
         return np.int64(value)
+    if isinstance(t, UnionT):
+        return np.int64(t.encode(value))
     if isinstance(t, BoolT):
         return np.bool_(value)
     if isinstance(t, FloatT):
@@ -409,6 +414,26 @@ def from_python(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
         elems = set_elements(t)
         return np.int64(sum(1 << elems.index(v) for v in value))
     raise TypeError(t)
+
+
+def plain(t: Type, value: Any) -> Any:
+    """The reference interpreter's value as a plain one: a label-or-int held as an
+    integer becomes its label (everything else is plain already)."""
+    if isinstance(t, UnionT):
+        return t.decode(value)
+    if isinstance(t, SeqT | TupleT):
+        return tuple(plain(et, v) for et, v in zip(component_types(t), value, strict=True))
+    return value
+
+
+def held_value(t: Type, value: Any) -> Any:
+    """A plain value as the reference interpreter holds it (the inverse of `plain`)."""
+    if isinstance(t, UnionT):
+        return t.encode(value)
+    if isinstance(t, SeqT | TupleT):
+        return tuple(held_value(et, v) for et, v in zip(component_types(t), value,
+                                                        strict=True))
+    return value
 
 
 def show_value(value: Any) -> Any:
@@ -428,6 +453,8 @@ def radix(t: Type, strings: tuple[str, ...]) -> int:
     """Number of distinct integer codes a value of type t can take."""
     if isinstance(t, IntT):
         return t.hi - t.lo + 1
+    if isinstance(t, UnionT):
+        return t.hi - t.lo + 1 + len(t.labels)
     if isinstance(t, BoolT):
         return 2
     if isinstance(t, EnumT):
@@ -454,7 +481,7 @@ def code(t: Type, encoded: Any, strings: tuple[str, ...]) -> np.ndarray:
             out = out * radix(et, strings) + code(et, e, strings)
         return out
     v = np.asarray(encoded)
-    if isinstance(t, IntT):
+    if isinstance(t, IntT | UnionT):
         return v.astype(np.int64) - t.lo
     if isinstance(t, StrT):
         local = np.full(len(strings), -1, dtype=np.int64)
@@ -479,6 +506,8 @@ def decode(t: Type, c: int, strings: tuple[str, ...]) -> Any:
         return tuple(parts)
     if isinstance(t, IntT):
         return c + t.lo
+    if isinstance(t, UnionT):
+        return t.decode(c + t.lo)
     if isinstance(t, BoolT):
         return bool(c)
     if isinstance(t, EnumT):

@@ -26,7 +26,7 @@ import numpy as np
 from sleuth.compiler.check import CheckedAction, Model, Var
 from sleuth.compiler.domains import Domain, decode, domain_size, int_dtype, radix, to_python, unrank
 from sleuth.compiler.errors import BudgetError, EvaluationError, SpecError
-from sleuth.compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, component_types
+from sleuth.compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, UnionT, component_types
 from sleuth.compiler.vectorise import Compiler, Ctx
 
 SYMBOLIC_HINT = "specs this large are meant for a symbolic (SAT / decision-diagram) backend"
@@ -374,7 +374,7 @@ class FeedbackCoder:
                 np.multiply(out, radix(ct, self.strings), out=out)
                 np.add(out, c, out=out, casting="unsafe")
             return out
-        if isinstance(t, IntT):  # in int64 first: a constant need not fit self.dtype
+        if isinstance(t, IntT | UnionT):  # in int64 first: a constant need not fit
             return np.subtract(value, t.lo, dtype=np.int64).astype(self.dtype, copy=False)
         if isinstance(t, StrT):
             return self.string_ranks(t)[value]

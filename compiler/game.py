@@ -18,7 +18,7 @@ import yaml
 
 from sleuth.compiler.check import BEFORE, CheckedAction, Model, Var, before_type, check_spec
 from sleuth.compiler.counters import Counter, counter_class
-from sleuth.compiler.domains import from_python
+from sleuth.compiler.domains import from_python, held_value, plain
 from sleuth.compiler.enumerate import (
     Budget,
     FeedbackCoder,
@@ -271,9 +271,12 @@ class Game:
         action = self.model.action(query)
         coder = self.coder(query)
         values = [coder.decode(int(c)) for c in codes]
-        for i, truth in enumerate(values):
+        types = {name: node.type for name, _, node in action.feedback or []}
+        held = [{name: held_value(types[name], v) for name, v in value.items()}
+                for value in values]
+        for i, truth in enumerate(held):
             env: dict[str, Any] = {uid: truth[name] for name, uid, _ in action.feedback or []}
-            for j, said in enumerate(values):
+            for j, said in enumerate(held):
                 if i != j:
                     env[SAID] = said
                     out[i, j] = bool(evaluate(rule, env))
@@ -289,8 +292,8 @@ class Game:
         out = {}
         for _, uid, node in action.evaluated():
             env[uid] = evaluate(node, env)
-        for name, uid, _ in action.feedback or []:
-            out[name] = env[uid]
+        for name, uid, node in action.feedback or []:
+            out[name] = plain(node.type, env[uid])
         return out
 
     def kernel_feedback(self, query: str, args: dict[str, Any],

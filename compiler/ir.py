@@ -74,6 +74,27 @@ class StrT(Type):
 
 
 @dataclass(frozen=True)
+class UnionT(Type):
+    """A label or an integer (`if mine then "mine" else count(...)`), held as one
+    integer: an integer as itself, the k-th label (sorted) as hi + 1 + k."""
+
+    labels: tuple[str, ...]  # sorted
+    lo: int
+    hi: int
+
+    def show(self) -> str:
+        return " | ".join([*(repr(x) for x in self.labels), f"int {self.lo}..{self.hi}"])
+
+    def encode(self, value: Any) -> int:
+        """The integer a plain value (a label or an int) is held as."""
+        return self.hi + 1 + self.labels.index(value) if isinstance(value, str) else value
+
+    def decode(self, held: int) -> Any:
+        """The plain value an integer stands for."""
+        return held if held <= self.hi else self.labels[held - self.hi - 1]
+
+
+@dataclass(frozen=True)
 class SeqT(Type):
     elem: Type
     length: int

@@ -22,6 +22,7 @@ from sleuth.compiler.ir import (
     StrT,
     TupleT,
     Type,
+    UnionT,
     int_type,
 )
 
@@ -169,8 +170,12 @@ def const_type(v: Any) -> Type:
 
 
 def unify_pair(x: ir.Node, y: ir.Node, what: str) -> tuple[ir.Node, ir.Node]:
-    """Make x and y comparable (coercing string constants to enum labels)."""
+    """Make x and y comparable (coercing string constants to enum labels, and a label or
+    an integer to a union's form)."""
     a, b = x.type, y.type
+    if isinstance(a, UnionT) or isinstance(b, UnionT):
+        union = a if isinstance(a, UnionT) else b
+        return as_union(x, union, what), as_union(y, union, what)
     if isinstance(a, EnumT) and isinstance(b, StrT):
         return x, as_label(y, a)
     if isinstance(b, EnumT) and isinstance(a, StrT):
@@ -181,9 +186,63 @@ def unify_pair(x: ir.Node, y: ir.Node, what: str) -> tuple[ir.Node, ir.Node]:
                     hint=f"'{x.text}' is {a.show()}; '{y.text}' is {b.show()}")
 
 
+def union_of(a: Type, b: Type) -> UnionT | None:
+    """The union of a label type and an integer type (or unions), None for others."""
+    parts = (a, b)
+    if not all(isinstance(t, StrT | IntT | UnionT) for t in parts) or not (
+            any(isinstance(t, StrT | UnionT) for t in parts) and
+            any(isinstance(t, IntT | UnionT) for t in parts)):
+        return None
+    labels: set[str] = set()
+    bounds = []
+    for t in parts:
+        if isinstance(t, StrT):
+            labels |= t.values
+        elif isinstance(t, UnionT):
+            labels |= set(t.labels)
+            bounds.append((t.lo, t.hi))
+        else:
+            bounds.append((t.lo, t.hi))
+    return UnionT(tuple(sorted(labels)), min(lo for lo, _ in bounds),
+                  max(hi for _, hi in bounds))
+
+
+def as_union(node: ir.Node, union: UnionT, what: str = "") -> ir.Node:
+    """A label, an integer or a union expression in the form of `union`: string
+    constants become the integers that hold them (so both branches of an `if` are
+    integers in the kernels); an integer must lie within the union's range."""
+    t = node.type
+    if t == union:
+        return node
+    if isinstance(t, IntT):
+        if t.lo < union.lo or t.hi > union.hi:
+            raise SpecError(f"{node.text!r} ranges over {t.lo}..{t.hi}, beyond the "
+                            f"{union.lo}..{union.hi} of {union.show()}", node.loc,
+                            hint="compare a label-or-number with numbers in its range")
+        return node
+    if isinstance(node, ir.Const) and isinstance(t, StrT):
+        if node.value not in union.labels:
+            raise SpecError(f"'{node.value}' is not a label of {union.show()}", node.loc,
+                            hint=did_you_mean(str(node.value), list(union.labels))
+                            or f"its labels: {', '.join(union.labels)}")
+        node.value, node.type = union.encode(node.value), union
+        return node
+    if isinstance(node, ir.IfExpr):
+        node.then = as_union(node.then, union, what)
+        node.other = as_union(node.other, union, what)
+        node.type = union
+        return node
+    raise SpecError(f"'{node.text}' is {t.show()}, and cannot take the form of "
+                    f"{union.show()}{' in ' + what if what else ''}", node.loc,
+                    hint="write the labels as string constants in the branches of an `if`")
+
+
 def join(x: ir.Node, y: ir.Node, where: ir.Node) -> tuple[ir.Node, ir.Node, Type]:
     """The common type of two alternatives (branches of if, items of a list)."""
     a, b = x.type, y.type
+    union = union_of(a, b)
+    if union is not None:
+        return as_union(x, union), as_union(y, union), union
     if isinstance(a, IntT) and isinstance(b, IntT):
         return x, y, IntT(min(a.lo, b.lo), max(a.hi, b.hi))
     if isinstance(a, IntT | FloatT) and isinstance(b, IntT | FloatT):

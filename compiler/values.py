@@ -16,7 +16,19 @@ from typing import Any
 import yaml
 
 from sleuth.compiler.domains import Domain, listed_rank
-from sleuth.compiler.ir import BoolT, EnumT, FloatT, IntT, RecordT, SeqT, SetT, StrT, TupleT, Type
+from sleuth.compiler.ir import (
+    BoolT,
+    EnumT,
+    FloatT,
+    IntT,
+    RecordT,
+    SeqT,
+    SetT,
+    StrT,
+    TupleT,
+    Type,
+    UnionT,
+)
 
 
 def coerce(t: Type | Domain, raw: Any) -> Any:
@@ -140,6 +152,15 @@ def _coerce_scalar(t: Type, raw: Any) -> Any:
         if isinstance(raw, bool) or not isinstance(raw, int | float):
             raise ValueError(f"expected a number, got {_show(raw)}")
         return float(raw)
+    if isinstance(t, UnionT):
+        if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+            raw = int(raw)  # a number typed as text (a form's choice, a word on a line)
+        if isinstance(raw, int) and not isinstance(raw, bool) and t.lo <= raw <= t.hi:
+            return raw
+        if isinstance(raw, str) and raw in t.labels:
+            return raw
+        raise ValueError(f"expected {', '.join(t.labels)} or an integer in {t.lo}..{t.hi}, "
+                         f"got {_show(raw)}")
     if isinstance(t, EnumT | StrT):
         labels = list(t.values) if isinstance(t, EnumT) else sorted(t.values)
         if str(raw) not in labels or isinstance(raw, bool):

@@ -61,6 +61,7 @@ from sleuth.compiler.ir import (
     StrT,
     TableT,
     Type,
+    UnionT,
 )
 from sleuth.compiler.iteration import iterate_kernel
 
@@ -448,8 +449,8 @@ def encode_const(t: Type, value: Any, strings: tuple[str, ...]) -> Any:
         return bool(value)
     if isinstance(t, FloatT):
         return float(value)
-    if isinstance(t, IntT):
-        return int(value)
+    if isinstance(t, IntT | UnionT):
+        return int(t.encode(value) if isinstance(t, UnionT) else value)
     raise TypeError(f"no constant encoding for {t.show()}")
 
 

@@ -153,10 +153,12 @@ def checked_feedback(game: Game, action: CheckedAction, raw: Any, loc: Loc | Non
             if domain is None:  # nothing better than the static type's message
                 raise ObservationError(f"feedback '{name}' of '{action.name}': {err}",
                                        loc) from None
+            labels = [str(v) for v in domain[name] if isinstance(v, str)]
+            near = did_you_mean(str(raw[name]), labels) if labels else None
             raise ObservationError(
                 f"feedback '{name}' of '{action.name}' is one of "
                 f"{describe_values(domain[name])}, not {raw[name]}", loc,
-                hint="the values this action's feedback can take" + (
+                hint=near or "the values this action's feedback can take" + (
                     "" if exact else " (its type's)")) from None
     return out
 

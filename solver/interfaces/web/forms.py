@@ -109,6 +109,9 @@ def type_field(t: ir.Type) -> dict[str, Any]:
         return {"kind": "enum", "values": list(t.values)}
     if isinstance(t, ir.StrT):
         return {"kind": "enum", "values": sorted(t.values)}
+    if isinstance(t, ir.UnionT):  # a label or a number: one choice among both
+        return {"kind": "enum", "values": [str(v) for v in range(t.lo, t.hi + 1)] +
+                list(t.labels)}
     if isinstance(t, ir.FloatT):
         return {"kind": "float"}
     if isinstance(t, SeqT):
