@@ -30,6 +30,7 @@ from sleuth.compiler import ir
 from sleuth.compiler.builtins import AGGREGATES, BUILTINS
 from sleuth.compiler.check import Model
 from sleuth.compiler.circuit import FALSE, TRUE, Circuit
+from sleuth.compiler.domains import held_value, plain
 from sleuth.compiler.encoding import Group, OneHotSecret
 from sleuth.compiler.errors import EvaluationError, SpecError
 from sleuth.compiler.interpret import arithmetic, bind_state, contains, evaluate, iterate
@@ -74,7 +75,7 @@ class Lowering(SymbolicAlgebra):
         for name, uid, node in action.feedback or []:
             value = self.lower(node, env)
             env[uid] = value
-            conds.append(self.equals(value, feedback[name]))
+            conds.append(self.equals(value, held_value(node.type, feedback[name])))
         return self.circuit.conj(*conds)
 
     def feedback_values(self, query: str, args: dict[str, Any]) -> dict[tuple, int]:
@@ -93,7 +94,7 @@ class Lowering(SymbolicAlgebra):
                 for v, f in sym.items():
                     both = self.circuit.conj(cond, f)
                     if both != FALSE:
-                        nxt.setdefault(key + (v,), []).append(both)
+                        nxt.setdefault(key + (plain(node.type, v),), []).append(both)
             results = {k: self.circuit.disj(*fs) for k, fs in nxt.items()}
         return results
 
@@ -311,7 +312,7 @@ class Lowering(SymbolicAlgebra):
         default = [self.lower(x, env) for x in node.extra]
         return AGGREGATES[node.func].lower(self, items, default, node)
 
-SCALAR_TYPES = (ir.IntT, ir.BoolT, ir.FloatT, ir.EnumT, ir.StrT)
+SCALAR_TYPES = (ir.IntT, ir.BoolT, ir.FloatT, ir.EnumT, ir.StrT, ir.UnionT)
 
 
 @cache

@@ -160,3 +160,15 @@ def test_union_type_errors_are_located(feedback, message):
     with pytest.raises(SleuthError) as err:
         load_game_text(text, "u.yaml")
     assert message in str(err.value) and "u.yaml:9:" in str(err.value)
+
+
+@pytest.mark.parametrize("seen", ["hit", 1, 2, 3])
+def test_the_counting_backend_agrees_with_enumeration(seen):
+    """The boolean lowering holds a union as the kernels do: the same hypotheses remain
+    after each answer, counted by sdd and listed by enumeration."""
+    text = SPEC.replace("{FEEDBACK}", "\"if c == x then 'hit' else abs(c - x)\"")
+    game = load_game_text(text, "u.yaml", {"n": 6})
+    sizes = {backend: sleuth.observe(sleuth.belief(game, backend), "probe", {"c": 2},
+                                     seen).size for backend in ("enum", "sdd")}
+    want = sum(("hit" if c == 2 else abs(2 - c)) == seen for c in range(6))
+    assert sizes == {"enum": want, "sdd": want}
