@@ -57,6 +57,7 @@ from sleuth.compiler.likelihood import (
     answer_value,
 )
 from sleuth.compiler.memo import Memo, memoised
+from sleuth.compiler.rules import TURN
 from sleuth.compiler.source import Document, scalar_value
 from sleuth.compiler.values import coerce, coerce_text
 
@@ -70,6 +71,6 @@ __all__ = [
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides", "reporting",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",
-    "show_value", "spec_path", "StrT", "subset_ranks", "translate_ranks", "unrank",
+    "show_value", "spec_path", "StrT", "TURN", "subset_ranks", "translate_ranks", "unrank",
     "values_interchangeable",
 ]

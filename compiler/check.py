@@ -20,6 +20,7 @@ from sleuth.compiler.declarations import BUILTIN_DOMAINS, Declarations, Table
 from sleuth.compiler.domains import (
     Domain,
     enum_domain,
+    range_domain,
 )
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.forms import FORMS, LikelihoodForm
@@ -43,7 +44,15 @@ from sleuth.compiler.ir import (
     UnionT,
 )
 from sleuth.compiler.resolve import Binding, Resolver, Scope
-from sleuth.compiler.rules import Lies, always, check_lies, param_count
+from sleuth.compiler.rules import (
+    TURN,
+    TURNS,
+    Lies,
+    always,
+    check_lies,
+    param_count,
+    reads_turn,
+)
 from sleuth.compiler.spec import Action, Reader, Spec, VarDecl
 
 # ----------------------------------------------------------------------------- the model
@@ -260,6 +269,11 @@ class Checker(Declarations):
     def action(self, action: Action, secret: list[Var]) -> CheckedAction:
         args = [self.var(a, "argument") for a in action.args]
         _no_clash(args, secret, self.params)
+        if reads_turn(action, {v.name for v in secret} | set(self.params)):
+            # the query's position in the game: an argument the engine fills in, over
+            # 1..max_queries (rules.py)
+            turns = param_count(self.spec.goal.max_queries, self.params, "max_queries", 1)
+            args.append(Var(TURN, range_domain(1, turns or TURNS), action.loc))
         scope = self.secret_scope(secret)
         for a in args:
             scope[a.name] = Binding("arg", a.domain.type, frozenset({ROW}), a.name)

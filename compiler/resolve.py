@@ -83,7 +83,10 @@ class Resolver:
         b = scope.get(node.name)
         if b is None:
             hint = did_you_mean(node.name, list(scope) + list(self.defs))
-            if hint is None and node.name.isidentifier():
+            if node.name == "turn":  # rules.TURN: an implicit argument of the queries
+                hint = ("`turn`, the query's place in the game, is read by a query's legal, "
+                        "let, feedback and history only (a def takes it as a parameter)")
+            elif hint is None and node.name.isidentifier():
                 hint = (f"a string needs quotes: \"{node.name}\" (or, if '{node.name}' should "
                         f"be an enum label, add it to the enum)")
             raise SpecError(f"unknown name '{node.name}'", node.loc, hint=hint)

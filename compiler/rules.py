@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 
 SAID = "<said>"  # the uid `said` (the answer a lie gives) is bound to
+TURN = "turn"  # the query's position in the game (1-based): an implicit argument
+TURNS = 20  # the turns a query that reads `turn` ranges over without a goal max_queries
 
 
 def always(node: ir.Node, value: bool) -> bool:
@@ -70,6 +72,22 @@ def param_count(value: Any, params: dict[str, Any], what: str, least: int) -> in
     return got
 
 
+def reads_turn(action: Any, taken: set[str]) -> bool:
+    """Whether an action's expressions (legal, let, feedback, history) name `turn`, and
+    nothing else in the spec is called so (a param, a secret variable, an argument)."""
+    if TURN in taken or any(a.name == TURN for a in action.args):
+        return False
+    nodes = list(action.legal) + list(action.history) + [e for _, e in action.lets]
+    nodes += [e for _, e in action.feedback or []]
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Name) and node.name == TURN:
+            return True
+        stack.extend(ir.children(node))
+    return False
+
+
 def said_type(feedback: list[tuple[str, str, ir.Node]]) -> RecordT:
     """The type of `said` in a false-answer rule: a feedback's components."""
     return RecordT(tuple((name, node.type) for name, _, node in feedback))
@@ -107,4 +125,5 @@ def check_lies(checker: Any, queries: list[CheckedAction]) -> Lies | None:
     return out
 
 
-__all__ = ["SAID", "Lies", "always", "check_lies", "param_count", "said_type"]
+__all__ = ["SAID", "TURN", "TURNS", "Lies", "always", "check_lies", "param_count",
+           "reads_turn", "said_type"]

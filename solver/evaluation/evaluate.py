@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import Game, SleuthError, show_value
+from sleuth.compiler.api import TURN, Game, SleuthError, show_value
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.goals import goal_reached
@@ -225,6 +225,11 @@ class _Walker:
                 "evaluation enumerates deterministic feedback only",
                 hint="simulate games with random answers: `sleuth bench SPEC --trials N` "
                      "(or one: `sleuth solve SPEC --random-secret --seed N`)")
+        args = self.strategy.candidates.args(query)
+        if args.get(TURN, depth + 1) != depth + 1:
+            raise SleuthError(f"strategy {self.strategy.name} chose a query of turn "
+                              f"{args[TURN]} as query {depth + 1}",
+                              hint="this is a bug in Sleuth; please report it")
         earlier = [(r, c) for a, r, c in belief.history if a == query.action]
         if earlier and not self.game.history_allows(query.action, np.array([query.rank]),
                                                     earlier)[0]:

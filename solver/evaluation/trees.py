@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import Game, SleuthError, show_value
+from sleuth.compiler.api import TURN, Game, SleuthError, show_value
 from sleuth.solver.infoset.observe import (
     checked_args,
     checked_feedback,
@@ -119,6 +119,9 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
                               "rule against an earlier query on the way")
         if bound is not None and depth >= bound:
             raise SleuthError(f"{path}: a query beyond the goal's max_queries ({bound})")
+        if q["args"].get(TURN, depth + 1) != depth + 1:
+            raise SleuthError(f"{path}: a query of turn {q['args'][TURN]} asked as query "
+                              f"{depth + 1}")
         codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
         coder = game.coder(q["query"])
         by_code = {coder.encode(checked_feedback(game, action, b["feedback"])): b

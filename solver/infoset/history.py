@@ -1,50 +1,72 @@
-"""The queries a game's `history` rules still allow, over the exact searches' outcome
-table: what an information set carries besides its hypotheses when a rule reads the
-queries asked before.
+"""What an information set carries besides its hypotheses when the game's rules read the
+course of the game: the queries its `history` rules still allow, and the turn (for an
+action that reads `turn`, whose queries are listed once per turn: an implicit argument).
 
 A history rule is checked against each earlier query of its action alone, so the
 queries allowed after a history are the intersection of one mask per earlier (query,
-feedback) pair -- the whole of the history any later choice depends on. The exact
-searches (optimal, optimal-worst, lookahead) therefore key their tables on (the
-hypotheses left, this mask): two histories that leave the same hypotheses and allow
-the same queries have the same future, and the mask is exact, not a summary.
+feedback) pair -- the whole of the history any later choice depends on. With `turn`,
+only the queries of the next position may be asked. The exact searches (optimal,
+optimal-worst, lookahead) therefore key their tables on (the hypotheses left, this
+`Allowed`): two histories that leave the same hypotheses, allow the same queries and
+stand at the same turn have the same future -- the key is exact, not a summary.
 
 Masks are boolean arrays over the table's queries (`OutcomeTable.queries`, canonical
-order); `None` stands for "every query", the state before any rule bites.
+order). `None` stands for "every query, whatever the turn": games with neither rule.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from sleuth.compiler.api import TURN
 from sleuth.solver.infoset.outcomes import OutcomeTable
-from sleuth.solver.infoset.queries import AnyBelief, Candidates
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, turn_of
 
-Mask = np.ndarray | None
+
+@dataclass(frozen=True)
+class Allowed:
+    """The queries a set may ask: those the history rules allow (`rules`, None for all)
+    at this `turn` (1-based), and their intersection, `mask` (None: every query)."""
+
+    rules: np.ndarray | None
+    turn: int
+    mask: np.ndarray | None
+    key: bytes
+
+
+Mask = Allowed | None
 
 
 class HistoryMasks:
     """Per (query, feedback code) pair, the table's queries that keep every history rule
-    against it; kept once computed."""
+    against it; per turn, the queries of that turn. Kept once computed."""
 
     def __init__(self, candidates: Candidates, table: OutcomeTable):
         self.game = candidates.game
         self.table = table
         self.spans: dict[str, list[tuple[int, np.ndarray]]] = {}  # action -> (offset, ranks)
+        turns: list[np.ndarray] = []
         offset = 0
+        self.timed = False  # some action reads `turn`
         for block in candidates.blocks:
             if block.action.history:
                 self.spans.setdefault(block.action.name, []).append((offset, block.ranks))
+            turns.append(turn_of(self.game, block))
+            self.timed |= any(a.name == TURN for a in block.action.args)
             offset += len(block.ranks)
         self.size = offset
+        self.turns = np.concatenate(turns) if turns else np.zeros(0, dtype=np.int64)
         self._after: dict[tuple[str, int, int], np.ndarray | None] = {}
 
     @staticmethod
     def applies(candidates: Candidates) -> bool:
-        """Whether any listed query has a history rule (then the searches carry masks)."""
-        return bool(candidates.history_rules)
+        """Whether any listed query has a history rule or reads the turn (then the
+        searches carry an `Allowed`)."""
+        return bool(candidates.history_rules) or any(
+            any(a.name == TURN for a in b.action.args) for b in candidates.blocks)
 
     def of_pair(self, action: str, rank: int, code: int) -> np.ndarray | None:
         """The queries that keep the rules against one earlier query (argument rank, real
@@ -61,27 +83,42 @@ class HistoryMasks:
             self._after[key] = mask
         return self._after[key]
 
-    def after(self, allowed: Mask, q: int, label: int) -> Mask:
-        """The mask after asking table query `q` and reading the code labelled `label`."""
+    def make(self, rules: np.ndarray | None, turn: int) -> Allowed:
+        mask = rules
+        if self.timed:  # this turn's queries (0: a query that reads no turn)
+            now = (self.turns == turn) | (self.turns == 0)
+            mask = now if mask is None else mask & now
+        key = (b"" if rules is None else np.packbits(rules).tobytes()) + \
+            (turn.to_bytes(4, "little") if self.timed else b"")
+        return Allowed(rules, turn, mask, key)
+
+    def after(self, allowed: Mask, q: int, label: int) -> Allowed:
+        """What may be asked after table query `q` read the code labelled `label`."""
         query = self.table.queries[q]
         more = self.of_pair(query.action, query.rank, int(self.table.book[label]))
-        if more is None:
-            return allowed
-        return more if allowed is None else allowed & more
+        rules = None if allowed is None else allowed.rules
+        if more is not None:
+            rules = more if rules is None else rules & more
+        return self.make(rules, (1 if allowed is None else allowed.turn) + 1)
 
-    def of_belief(self, belief: AnyBelief) -> Mask:
-        """The mask after the queries a belief records (its `history`)."""
-        allowed: Mask = None
+    def of_belief(self, belief: AnyBelief) -> Allowed:
+        """What may be asked after the queries a belief records (its `history`)."""
+        rules: np.ndarray | None = None
         for action, rank, code in belief.history:
             more = self.of_pair(action, int(rank), int(code))
             if more is not None:
-                allowed = more if allowed is None else allowed & more
-        return allowed
+                rules = more if rules is None else rules & more
+        return self.make(rules, len(belief.history) + 1)
 
     @staticmethod
     def key(allowed: Mask) -> Any:
-        """A hashable exact form of a mask (None for every query)."""
-        return None if allowed is None else np.packbits(allowed).tobytes()
+        """A hashable exact form (None for every query)."""
+        return None if allowed is None else allowed.key
 
 
-__all__ = ["HistoryMasks", "Mask"]
+def mask_of(allowed: Mask) -> np.ndarray | None:
+    """The boolean mask of what may be asked (None: every query)."""
+    return None if allowed is None else allowed.mask
+
+
+__all__ = ["Allowed", "HistoryMasks", "Mask", "mask_of"]

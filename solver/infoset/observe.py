@@ -20,6 +20,7 @@ import numpy as np
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from sleuth.compiler.api import (
+    TURN,
     CheckedAction,
     Document,
     Game,
@@ -87,7 +88,8 @@ def count_text(n: int, noun: str = "query", plural: str = "queries") -> str:
 
 
 def query_text(action: str, args: dict[str, Any]) -> str:
-    parts = [f"{k}={format_value(v)}" for k, v in args.items()]
+    """`guess g=[1, 1, 2, 2]` (a query's implicit `turn` is not shown: it is its place)."""
+    parts = [f"{k}={format_value(v)}" for k, v in args.items() if k != TURN]
     return " ".join([action, *parts])
 
 
@@ -100,9 +102,17 @@ def feedback_text(feedback: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- checking
 
 def checked_args(game: Game, action: CheckedAction, raw: dict[str, Any],
-                 loc: Loc | None = None, text: bool = False) -> dict[str, Any]:
-    """Arguments of `action` from raw data (or text), checked against domains and legal."""
+                 loc: Loc | None = None, text: bool = False,
+                 turn: int | None = None) -> dict[str, Any]:
+    """Arguments of `action` from raw data (or text), checked against domains and legal.
+    An action that reads `turn` gets it filled in: the query's place in the game."""
     names = [a.name for a in action.args]
+    if TURN in names and TURN not in raw:
+        if turn is None:
+            raise ObservationError(f"'{action.name}' reads the turn, and this query's place "
+                                   "in the game is not known here", loc,
+                                   hint="give it as an argument: turn=N")
+        raw = {**raw, TURN: str(turn) if text else turn}
     for k in raw:
         if k not in names:
             raise ObservationError(f"'{action.name}' has no argument '{k}'", loc,
@@ -204,9 +214,10 @@ def checked_answer(game: Game, action: CheckedAction, args: dict[str, Any], raw:
 
 def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
                loc: Loc | None = None, text: bool = False,
-               outcome_loc: Loc | None = None) -> Event:
+               outcome_loc: Loc | None = None, turn: int | None = None) -> Event:
     """A checked event; `outcome` is the feedback or the answer, whichever the action has.
-    Errors in the arguments are reported at `loc`, in the outcome at `outcome_loc`."""
+    Errors in the arguments are reported at `loc`, in the outcome at `outcome_loc`.
+    `turn`: the event's place in the game (1-based), for an action that reads it."""
     try:
         a = game.model.action(action)
     except SleuthError as err:
@@ -216,7 +227,7 @@ def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
             "this game's answers may lie (`lies:`): a belief that trusts each answer would be "
             "wrong, and beliefs that track a liar are not built yet", loc,
             hint="evaluate the game exactly: sleuth evaluate SPEC --strategy optimal-worst")
-    args = checked_args(game, a, args, loc, text)
+    args = checked_args(game, a, args, loc, text, turn)
     at = outcome_loc or loc
     if a.feedback is not None:
         feedback = checked_feedback(game, a, outcome, at, text)
@@ -244,12 +255,12 @@ def read_observations(game: Game, path: str | Path) -> list[Event]:
         raise ObservationError("an observations file is a YAML list of "
                                "{query, args, feedback | answer}", doc.loc(root))
     events = []
-    for item in root.value:
-        events.append(_event_from_node(game, doc, item))
+    for turn, item in enumerate(root.value, 1):
+        events.append(_event_from_node(game, doc, item, turn))
     return events
 
 
-def _event_from_node(game: Game, doc: Document, node: Node) -> Event:
+def _event_from_node(game: Game, doc: Document, node: Node, turn: int) -> Event:
     loc = doc.loc(node)
     if not isinstance(node, MappingNode):
         raise ObservationError("each observation is a mapping {query, args, feedback | answer}",
@@ -285,7 +296,7 @@ def _event_from_node(game: Game, doc: Document, node: Node) -> Event:
         raise ObservationError("args is a mapping {argument: value}", doc.loc(args_node))
     event = make_event(game, a.name, args, _data(value),
                        doc.loc(args_node) if args_node is not None else loc,
-                       outcome_loc=doc.loc(value))
+                       outcome_loc=doc.loc(value), turn=turn)
     return Event(event.action, event.args, event.feedback, event.answer, loc)
 
 
@@ -348,8 +359,10 @@ def assign_words(names: list[str], words: list[str], what: str,
     return out
 
 
-def parse_query_text(game: Game, text: str) -> tuple[str, dict[str, Any]]:
-    """`guess 1122` or `guess g=[1,1,2,2]` -> (action, checked args)."""
+def parse_query_text(game: Game, text: str,
+                     turn: int | None = None) -> tuple[str, dict[str, Any]]:
+    """`guess 1122` or `guess g=[1,1,2,2]` -> (action, checked args); `turn`: the
+    query's place in the game, for an action that reads it."""
     words = split_words(text)
     if not words:
         raise ObservationError("expected a query name and its arguments")
@@ -357,8 +370,9 @@ def parse_query_text(game: Game, text: str) -> tuple[str, dict[str, Any]]:
         a = game.model.action(words[0])
     except SleuthError as err:
         raise ObservationError(err.message, hint=err.hint) from None
-    raw = assign_words([v.name for v in a.args], words[1:], f"'{a.name}'", "argument")
-    return a.name, checked_args(game, a, raw, text=True)
+    raw = assign_words([v.name for v in a.args if v.name != TURN], words[1:], f"'{a.name}'",
+                       "argument")
+    return a.name, checked_args(game, a, raw, text=True, turn=turn)
 
 
 def parse_outcome_text(game: Game, action: str, args: dict[str, Any], text: str) -> Event:

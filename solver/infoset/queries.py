@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sleuth.compiler.api import (
+    TURN,
     BudgetError,
     CheckedAction,
     Game,
@@ -148,6 +149,7 @@ class Candidates:
         self._generated: tuple[bytes, list[Block]] | None = None
         self._kernel_pairs: dict[str, tuple[int, int]] = {}  # per block: (pairs, calls)
         self._history: dict[tuple, np.ndarray] = {}  # history masks, by earlier query
+        self._turns: dict[str, np.ndarray] = {}  # each listed query's turn, by action
         if guesses == "consistent" and not self.any_secret_like:
             raise SleuthError(
                 "--guesses consistent needs a query that can be a secret (arguments with the "
@@ -219,6 +221,14 @@ class Candidates:
         """Positions in `block` a strategy may choose for this belief (all, or consistent),
         keeping the action's `history` rule against the queries asked so far."""
         ok = self.keeps_history(block, belief)
+        turns = self._turns.get(block.action.name) if block.listed else None
+        if turns is None and any(a.name == TURN for a in block.action.args):
+            turns = turn_of(self.game, block)
+            if block.listed:
+                self._turns[block.action.name] = turns
+        if turns is not None:  # an action that reads `turn`: this turn's queries only
+            now = turns == len(belief.history) + 1
+            ok = now if ok is None else ok & now
         if self.guesses == "any":
             return np.arange(len(block.ranks)) if ok is None else np.flatnonzero(ok)
         possible = self.possible(block, belief)
@@ -468,5 +478,14 @@ class Candidates:
         return answer_matrix(belief.game, block.action.name, args, belief.index)[1]
 
 
-__all__ = ["AnyBelief", "Block", "Candidates", "Query", "Stopper",
+def turn_of(game: Any, block: Any) -> np.ndarray:
+    """Each of a block's queries' turn (its implicit `turn` argument), 0 when its action
+    reads no turn."""
+    if not any(a.name == TURN for a in block.action.args) or not len(block.ranks):
+        return np.zeros(len(block.ranks), dtype=np.int64)
+    env = game.space(block.action.name).env(block.ranks)
+    return np.asarray(env[TURN]).reshape(-1).astype(np.int64)
+
+
+__all__ = ["AnyBelief", "Block", "Candidates", "Query", "Stopper", "turn_of",
            "can_be_secret", "has_stop", "same_domain", "secret_ranks"]

@@ -51,7 +51,8 @@ def observe(current: InformationSet, query: str, args: dict[str, Any],
     """The information set after `query(args)` gave `outcome` (its feedback, or a random
     answer), with values written as in the spec. Raises InconsistentObservations, and
     leaves `current` as it was, when no hypothesis explains it."""
-    return current.observe(make_event(current.game, query, dict(args), outcome))
+    return current.observe(make_event(current.game, query, dict(args), outcome,
+                                      turn=len(current.history) + 1))
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,8 @@ class Play:
                                       hint="undo (if the last feedback was wrong), or quit")
                 elif word == "play":
                     action, args = parse_query_text(self.game, line.split(None, 1)[1]
-                                                    if " " in line else "")
+                                                    if " " in line else "",
+                                                    turn=len(self.belief.history) + 1)
                     rank = self.game.space(action).rank(args)
                     check_history(self.game, Event(action, args), rank, self.belief.history)
                     pending = Query(action, rank)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.history import HistoryMasks, Mask
+from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option, Scored, pick_by_k
@@ -105,8 +105,8 @@ class Lookahead(ListedStrategy):
         useful = going.max(axis=1) < n
         if self.symmetry is not None:
             useful &= self.symmetry.representatives(self.symmetry.stabiliser(hyps))
-        if allowed is not None:
-            useful &= allowed
+        if mask_of(allowed) is not None:
+            useful &= mask_of(allowed)
         out = np.full(q, np.inf)
         best_of: dict[Any, float] = {}
         for i in np.flatnonzero(useful).tolist():
@@ -118,8 +118,9 @@ class Lookahead(ListedStrategy):
                 key = (part.tobytes(), HistoryMasks.key(after))
                 if key not in best_of:
                     second = statistic(t.counts(part), self.score)
-                    best_of[key] = float(second.min() if after is None else
-                                         second[after].min(initial=np.inf))
+                    ok = mask_of(after)
+                    best_of[key] = float(second.min() if ok is None else
+                                         second[ok].min(initial=np.inf))
                 values.append(best_of[key])
             ended = np.where(t.stops[i], counts[i], 0)[None, :]  # parts that end stay whole
             first = float(statistic(ended, self.score)[0])

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.history import HistoryMasks, Mask
+from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, has_stop
 from sleuth.solver.strategies.optimal_bounds import external as _external
@@ -153,7 +153,8 @@ class OptimalSearch:
         (those distinct at a superset; None: all). Under a history rule, every allowed
         query: two that part the set alike may allow different queries later."""
         if self.rules is not None:
-            return self.all_queries if allowed is None else np.flatnonzero(allowed)
+            mask = mask_of(allowed)
+            return self.all_queries if mask is None else np.flatnonzero(mask)
         return self.table.distinct(hyps, self.all_queries if active is None else active)
 
     def terminal(self, hyps: np.ndarray) -> bool:
@@ -253,8 +254,8 @@ class OptimalSearch:
         if got is None:
             ok = (self.possible(hyps) if self.candidates.guesses == "consistent"
                   else self.all_allowed)
-            if allowed is not None:
-                ok = ok & allowed
+            if mask_of(allowed) is not None:
+                ok = ok & mask_of(allowed)
             got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
                                           ok, NO_TREE)
             self.floors[key] = got = (int(got[0]), int(got[1]))

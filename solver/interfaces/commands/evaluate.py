@@ -174,5 +174,5 @@ def opening(game: Any, text: str) -> Query:
     words = text.split()
     if len(actions) == 1 and (not words or words[0] not in actions):
         text = f"{actions[0]} {text}"
-    action, args = parse_query_text(game, text)
+    action, args = parse_query_text(game, text, turn=1)
     return Query(action, int(game.space(action).rank(args)))

@@ -126,7 +126,8 @@ class Worksheet:
     def observe(self, query: str, args: dict[str, Any], outcome: Any) -> dict[str, Any]:
         with self.lock:
             self._fresh()
-            self._apply(make_event(self.game, query, dict(args or {}), outcome))
+            self._apply(make_event(self.game, query, dict(args or {}), outcome,
+                                   turn=len(self.events) + 1))
             self.redo.clear()
             return self._state()
 

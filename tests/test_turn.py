@@ -1,0 +1,165 @@
+"""`turn`, the query's place in the game, read by feedback and by legality, against a
+brute force written here. Two uses:
+
+* feedback: a tired codemaker, whose Mastermind scores show white pegs for the first
+  `full` guesses only (black pegs always);
+* legality: an opening rule, the first guess must use distinct colours.
+
+The brute force minimises over (codes left, turn) by memoised recursion, every guess
+the turn allows tried, the score computed by hand for that turn."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from sleuth.compiler import SleuthError
+from sleuth.compiler.game import load_game_text
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.cli import main
+from sleuth.solver.strategies import make_strategy
+
+SPEC = """\
+game: Mastermind by turns
+params: {pegs: 2, colours: 3, full: 1, opening: false}
+domains:
+  Colour: {range: "1..colours"}
+secret:
+  code: {seq: Colour, len: pegs}
+queries:
+  guess:
+    args: {g: {seq: Colour, len: pegs}}
+    legal: "not opening or turn > 1 or alldifferent(g)"
+    feedback:
+      black: "count(g[i] == code[i] for i in 0..pegs-1)"
+      white: >-
+        if turn <= full then sum(min(count(g, c), count(code, c)) for c in Colour) - black
+        else 0
+goal: {stop_when: "black == pegs", max_queries: 8}
+"""
+
+
+def score(guess: tuple, code: tuple, turn: int, full: int) -> tuple[int, int]:
+    black = sum(g == c for g, c in zip(guess, code, strict=True))
+    white = sum((Counter(guess) & Counter(code)).values()) - black
+    return black, white if turn <= full else 0
+
+
+def brute(pegs: int, colours: int, full: int, opening: bool,
+          worst_first: bool) -> tuple[int, int]:
+    codes = list(itertools.product(range(1, colours + 1), repeat=pegs))
+
+    def order(v: tuple[int, int]) -> tuple[int, int]:
+        return (v[1], v[0]) if worst_first else v
+
+    @cache
+    def cost(left: frozenset, turn: int) -> tuple[int, int] | None:
+        if turn > 8:
+            return None
+        best = None
+        for g in codes:
+            if opening and turn == 1 and len(set(g)) < pegs:
+                continue
+            parts: dict = {}
+            for c in left:
+                parts.setdefault(score(g, c, turn, full), set()).add(c)
+            going = [frozenset(p) for s, p in parts.items() if s != (pegs, 0)]
+            if any(len(p) == len(left) for p in going):
+                continue
+            total, worst = len(left), 1
+            for p in going:
+                sub = cost(p, turn + 1)
+                if sub is None:
+                    break
+                total, worst = total + sub[0], max(worst, sub[1] + 1)
+            else:
+                if best is None or order((total, worst)) < order(best):
+                    best = (total, worst)
+        return best
+
+    return cost(frozenset(codes), 1)
+
+
+def game_of(**params):
+    return load_game_text(SPEC, "turns.yaml", params)
+
+
+@pytest.mark.parametrize("full, opening", [(0, False), (1, False), (2, False), (1, True),
+                                           (9, True)])
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_turn_games_equal_the_brute_force(full, opening, strategy):
+    game = game_of(full=full, opening=opening)
+    s = make_strategy(strategy, Candidates(game))
+    ev = evaluate_strategy(game, s, "turns.yaml")
+    want = brute(2, 3, full, opening, strategy == "optimal-worst")
+    assert (ev.total, ev.worst) == want == s.value(Belief.prior(game))
+
+
+def test_the_turn_changes_the_value():
+    """Without white pegs the game is longer; with them throughout it is Mastermind."""
+    totals = {full: brute(2, 3, full, False, False)[0] for full in (0, 1, 9)}
+    assert totals[0] > totals[1] >= totals[9]
+
+
+def test_heuristics_ask_only_this_turns_queries():
+    game = game_of(full=1, opening=True)
+    ev = evaluate_strategy(game, make_strategy("entropy", Candidates(game)), "turns.yaml",
+                           tree=True)
+    first = ev.tree["query"]["args"]
+    assert first["turn"] == 1 and len(set(first["g"])) == 2
+
+    def walk(node, depth):
+        if "query" in node:
+            assert node["query"]["args"]["turn"] == depth + 1
+            for b in node["branches"]:
+                walk(b, depth + 1)
+
+    walk(ev.tree, 0)
+
+
+def test_observations_are_read_at_their_turn(tmp_path, capsys):
+    """The second guess is scored at turn 2, without white pegs: an observation of 0
+    whites there is consistent with every code of no black, and 1 white impossible."""
+    spec = tmp_path / "turns.yaml"
+    spec.write_text(SPEC)
+    obs = tmp_path / "obs.yaml"
+    obs.write_text("- query: guess\n  args: {g: [1, 2]}\n  feedback: {black: 1, white: 0}\n"
+                   "- query: guess\n  args: {g: [2, 1]}\n  feedback: {black: 0, white: 0}\n")
+    main(["belief", str(spec), "--observations", str(obs), "--json"])
+    import json
+
+    left = json.loads(capsys.readouterr().out)["hypotheses"]
+    codes = itertools.product(range(1, 4), repeat=2)
+    assert left == sum(score((1, 2), c, 1, 1) == (1, 0) and score((2, 1), c, 2, 1) == (0, 0)
+                       for c in codes)
+    obs.write_text(obs.read_text().replace("{black: 0, white: 0}", "{black: 0, white: 1}"))
+    with pytest.raises(SystemExit):
+        main(["belief", str(spec), "--observations", str(obs)])
+    assert "impossible for guess g=[2, 1]" in capsys.readouterr().err
+
+
+def test_play_fills_in_the_turn(tmp_path, capsys, monkeypatch):
+    import io
+
+    spec = tmp_path / "turns.yaml"
+    spec.write_text(SPEC.replace("opening: false", "opening: true"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("play guess 11\nplay guess 12\n1 0\n"
+                                                 "play guess 11\n1 0\nquit\n"))
+    with pytest.raises(SystemExit):
+        main(["play", str(spec)])
+    out = capsys.readouterr().out
+    assert "guess g=[1, 1] is not legal" in out  # the opening rule at turn 1
+    assert "recorded guess g=[1, 1] -> black=1 white=0" in out  # allowed at turn 2
+    assert "turn=" not in out
+
+
+def test_turn_outside_a_query_is_a_located_error():
+    text = SPEC.replace("secret:\n", "secret:\n  constraints: [\"code[0] != turn\"]\n")
+    with pytest.raises(SleuthError) as err:
+        load_game_text(text, "turns.yaml")
+    assert "turns.yaml:6:29:" in str(err.value) and "the query's place" in str(err.value.hint)
