@@ -155,8 +155,7 @@ class Strategy:
                 f"{self.name} does not keep history rules yet, and "
                 f"'{candidates.history_rules[0]}' has one (`history:` in the spec)",
                 hint="use one of: " + ", ".join(sorted(
-                    n for n, k in _registered() if k.follows_history)) +
-                     ", or switch the rule off (--set)")
+                    n for n, k in _registered() if k.follows_history)))
         if candidates.game.model.lies is not None and not self.handles_lies:
             raise SleuthError(
                 f"{self.name} does not play against a liar yet, and this spec's answers may "
