@@ -163,3 +163,34 @@ def test_turn_outside_a_query_is_a_located_error():
     with pytest.raises(SleuthError) as err:
         load_game_text(text, "turns.yaml")
     assert "turns.yaml:6:29:" in str(err.value) and "the query's place" in str(err.value.hint)
+
+
+def test_a_random_lie_is_a_prior_over_its_turn(tmp_path, capsys):
+    """specs/ulam-random.yaml: the expected number of questions `evaluate` reports is
+    the prior-weighted mean, recomputed here by replaying every number with its lie at
+    every turn (or none) down the saved tree, the answers computed by hand."""
+    import json
+
+    from tests.conftest import ROOT
+
+    spec = ROOT / "specs" / "ulam-random.yaml"
+    tree = tmp_path / "u.json"
+    main(["evaluate", str(spec), "--strategy", "entropy", "--tree", str(tree), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    doc = json.loads(tree.read_text())["tree"]
+    n, q, horizon = 8, 0.1, 9
+
+    def length(x: int, lie: int) -> int:
+        node, asked = doc, 0
+        while "query" in node:
+            asked += 1
+            args = node["query"]["args"]
+            said = (x in args["s"]) != (args["turn"] == lie)
+            node = next(b for b in node["branches"] if b["feedback"]["feedback"] == said)
+        assert node["solved"] == {"x": x}
+        return asked
+
+    weight = {0: (1 - q) ** horizon, **{j: q * (1 - q) ** (j - 1) for j in range(1, 10)}}
+    want = sum(weight[j] * length(x, j) for x in range(1, n + 1) for j in weight) / n
+    assert data["expected"] == pytest.approx(want)
+    assert data["secrets"] == n * (horizon + 1)  # hypotheses; the figure is per game

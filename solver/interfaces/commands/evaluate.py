@@ -105,6 +105,9 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     console.print(f"total {data['total']:,}   average {data['average']:.4f}"
                   f"{'' if '/' not in fraction else f' ({fraction})'}   worst {data['worst']}   "
                   f"first query {first_text}")
+    if "expected" in data:  # a weighted prior: the average a game has, not per hypothesis
+        console.print(f"expected {data['expected']:.4f} queries a game (hypotheses weighted "
+                      "by the prior)")
     if proof is not None and proof["top"]:
         console.print(f"optimal ({proof['order']}) among strategies that ask only the first "
                       f"{proof['top']} queries of each set: an upper bound on the optimum "
