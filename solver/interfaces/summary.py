@@ -36,6 +36,10 @@ def summarise(game: Game, spec_path: str, backend: str = "enum",
         "constraints": len(model.constraints),
         "prior": "uniform" if model.prior is None else "weight",
         "identify": model.identify,
+        "max_queries": model.max_queries,
+        # lies: at most `budget` false answers in a game, placed by an adversary
+        "lies": None if model.lies is None else {
+            "budget": model.lies.budget, "rule": sorted(model.lies.false) or None},
     }
     if lists_hypotheses(backend):
         out["hypotheses"] = game.hypotheses.size

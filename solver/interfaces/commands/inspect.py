@@ -115,6 +115,11 @@ def print_summary(s: dict[str, Any]) -> None:
                   f"   prior {s['prior']}   backend {s['backend']}"
                   + (f"   (after {counted(s['observed'], 'observation')})"
                      if "observed" in s else ""))
+    if s.get("lies"):
+        lies = s["lies"]
+        console.print(f"lies         at most {counted(lies['budget'], 'false answer')} in a "
+                      "game, placed by an adversary"
+                      + (" (a rule says which)" if lies["rule"] else ""))
     size = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else f"{k} {v}"
                      for k, v in s["backend_size"].items())
     console.print(f"backend size {size}")
