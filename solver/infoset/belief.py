@@ -46,19 +46,32 @@ class Belief:
     """Which hypotheses remain possible (`index`) and how likely each is."""
 
     def __init__(self, game: Game, index: np.ndarray, logw: np.ndarray | None = None,
-                 history: tuple[tuple[str, int, int], ...] = ()):
+                 history: tuple[tuple[str, int, int], ...] = (),
+                 lied: np.ndarray | None = None):
         self.game = game
         self.index = index
         self.logw = logw  # None: uniform over index
         self.history = history  # (action, argument rank, feedback code) per query asked
+        # a game whose answers may lie (`lies:`): the lies each listed hypothesis needs to
+        # explain the answers so far (None: none yet); the liar is an adversary, so the
+        # hypotheses are the possible ones, equally weighted (solver/infoset/lies.py)
+        self.lied = lied
 
-    def _like(self, index: np.ndarray, logw: np.ndarray | None = None) -> Belief:
+    def _like(self, index: np.ndarray, logw: np.ndarray | None = None,
+              lied: np.ndarray | None = None) -> Belief:
         """Another belief after the same queries."""
-        return Belief(self.game, index, logw, self.history)
+        return Belief(self.game, index, logw, self.history, lied)
 
     def after(self, action: str, rank: int, code: int) -> Belief:
         """The same hypotheses, with one more query (and its feedback) in the history."""
-        return Belief(self.game, self.index, self.logw, self.history + ((action, rank, code),))
+        return Belief(self.game, self.index, self.logw, self.history + ((action, rank, code),),
+                      self.lied)
+
+    def lie_state(self) -> np.ndarray:
+        """One int8 per hypothesis of the game: -1 ruled out, else the lies it needs."""
+        state = np.full(self.game.hypotheses.size, -1, dtype=np.int8)
+        state[self.index] = 0 if self.lied is None else self.lied
+        return state
 
     @classmethod
     def prior(cls, game: Game) -> Belief:
@@ -117,7 +130,8 @@ class Belief:
                 f"inconsistent observations: no remaining hypothesis gives {_text(what)}", loc,
                 hint="check the values typed; the belief is unchanged")
         logw = None if self.logw is None else self.logw[keep]
-        return self._like(self.index[keep], logw)._simplified()
+        lied = None if self.lied is None else self.lied[keep]
+        return self._like(self.index[keep], logw, lied)._simplified()
 
     def update(self, likelihood: np.ndarray, what: str | Callable[[], str],
                loc: Loc | None = None) -> Belief:
@@ -143,7 +157,7 @@ class Belief:
 
     def _simplified(self) -> Belief:
         if self.logw is not None and self.size and np.all(self.logw == self.logw[0]):
-            return self._like(self.index)
+            return self._like(self.index, None, self.lied)
         return self
 
     def observe(self, event: Event) -> Belief:
@@ -159,10 +173,35 @@ class Belief:
             code = game.coder(event.action).encode(event.feedback)
             check_history(game, event, rank, self.history)
             codes = game.feedback_matrix(event.action, np.array([rank]), self.index)[0]
+            if game.model.lies is not None:
+                return self._lied(event, rank, code, codes, what)
             return self.restrict(codes == code, what, event.loc).after(event.action, rank,
                                                                           code)
         lik = answer_likelihood(game, event.action, event.args, event.answer, self.index)
         return self.update(lik, what, event.loc)
+
+    def _lied(self, event: Event, rank: int, code: int, codes: np.ndarray,
+              what: Callable[[], str]) -> Belief:
+        """After feedback `code` in a game with lies: a hypothesis whose true feedback it
+        is keeps its lies; one for which it is an allowed false answer, with lies left,
+        needs one more; the others are ruled out."""
+        game = self.game
+        lied = np.zeros(len(self.index), dtype=np.int8) if self.lied is None else self.lied
+        truths = np.unique(codes).tolist()
+        allowed = game.false_answers(event.action, [*truths, code])[:len(truths), -1]
+        may_lie = dict(zip(truths, allowed.tolist(), strict=True))
+        true = codes == code
+        lie = ~true & (lied < game.model.lies.budget) & np.array(
+            [may_lie[int(c)] for c in codes.tolist()], dtype=bool)
+        keep = true | lie
+        if not keep.any():
+            raise InconsistentObservations(
+                f"inconsistent observations: no remaining hypothesis gives {_text(what)}, "
+                f"even with the lies left", event.loc,
+                hint="check the values typed; the belief is unchanged")
+        new = np.where(true, lied, lied + 1).astype(np.int8)[keep]
+        return Belief(game, self.index[keep], None, self.history, new).after(
+            event.action, rank, code)
 
     def branch(self, query: Query, candidates: Candidates) -> Branch:
         codes = candidates.query_codes(query, self)

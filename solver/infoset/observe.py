@@ -222,11 +222,6 @@ def make_event(game: Game, action: str, args: dict[str, Any], outcome: Any,
         a = game.model.action(action)
     except SleuthError as err:
         raise ObservationError(err.message, loc, hint=err.hint) from None
-    if game.model.lies is not None:
-        raise ObservationError(
-            "this game's answers may lie (`lies:`): a belief that trusts each answer would be "
-            "wrong, and beliefs that track a liar are not built yet", loc,
-            hint="evaluate the game exactly: sleuth evaluate SPEC --strategy optimal-worst")
     args = checked_args(game, a, args, loc, text, turn)
     at = outcome_loc or loc
     if a.feedback is not None:

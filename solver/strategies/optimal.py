@@ -67,12 +67,14 @@ class Optimal(ListedStrategy):
 
     def _no_liar(self) -> None:
         if self.liar is not None:
-            raise SleuthError("against a liar this strategy plays lie states, not a belief "
-                              "that trusts each answer", hint="sleuth evaluate SPEC "
-                              "--strategy optimal-worst (every secret, every liar)")
+            raise SleuthError("against a liar only the worst case is proven",
+                              hint="sleuth evaluate SPEC --strategy optimal-worst")
 
     def choose(self, belief: AnyBelief) -> Query:
-        self._no_liar()
+        if self.liar is not None:  # the belief's lie state, and the least worst case
+            state = self.prepared(belief).lie_state()
+            return self.liar.lies.queries[self.liar.choose(state, self.liar.least_depth(
+                state))]
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
         if not self.search.stop_game and goal_reached(belief, self.candidates.game):
