@@ -226,3 +226,13 @@ def test_play_against_a_liar_finishes_within_the_least_worst_case(capsys):
     out = capsys.readouterr().out
     assert "x = 6" in out and "solved" in out
     assert 3 <= len(answers) <= berlekamp(8, 1)
+
+
+def test_the_counting_backends_refuse_a_liar(tmp_path, capsys):
+    obs = tmp_path / "obs.yaml"
+    obs.write_text("- query: ask\n  args: {s: [1, 2]}\n  feedback: true\n")
+    with pytest.raises(SystemExit) as stop:
+        sleuth(["belief", str(ULAM), "--set", "n=4", "--backend", "sdd", "--observations",
+                str(obs)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 1 and "this game's answers may lie" in err and f"{obs}:1:3" in err

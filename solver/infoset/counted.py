@@ -162,6 +162,10 @@ class CountedBelief:
     def observe(self, event: Event) -> CountedBelief:
         """The belief after an observed deterministic feedback (a fact)."""
         what = f"'{event.describe()}'"
+        if self.game.model.lies is not None:
+            raise ObservationError(f"{what}: the {self.backend} backend takes each answer as "
+                                   "a fact, and this game's answers may lie (`lies:`)",
+                                   event.loc, hint="--backend enum (it tracks the liar)")
         if event.feedback is None:
             raise ObservationError(f"{what}: the {self.backend} backend conditions on "
                                    "deterministic feedback; random answers need the "
