@@ -256,3 +256,33 @@ def test_serve_checks_its_specs_before_it_listens(tmp_path):
     bad.write_text("game: X\nsecret: {x: Nope}\nqueries: {}\n")
     out = CliRunner().invoke(cli, ["serve", str(bad), "--sessions", str(tmp_path)])
     assert out.exit_code == 1 and "bad.yaml:2:" in str(out.exception or out.output)
+
+
+def test_label_or_number_and_turn_through_the_web_api(client):
+    """Minesweeper's 'mine' or a number, and a spec that reads `turn` (its queries' turn
+    filled in by the worksheet, not shown in the form): the same hypotheses as the
+    Python API at every step."""
+    st = client.post("/api/sessions", json={"spec": "minesweeper", "params": {}}).json()
+    sid = st["id"]
+    belief = sleuth.belief(sleuth.load("minesweeper"))
+    for cell, outcome in ((5, "mine"), (0, 2)):
+        st = client.post(f"/api/sessions/{sid}/observe",
+                         json={"query": "probe", "args": {"c": cell}, "outcome": outcome})
+        assert st.status_code == 200, st.text
+        belief = sleuth.observe(belief, "probe", {"c": cell}, outcome)
+        assert st.json()["steps"][-1]["hypotheses"] == belief.size
+    bad = client.post(f"/api/sessions/{sid}/observe",
+                      json={"query": "probe", "args": {"c": 1}, "outcome": "mien"})
+    assert bad.status_code == 400 and "did you mean 'mine'" in bad.text
+    forms = client.get("/api/spec", params={"ref": "ulam-random", "params": "{}"}).json()
+    assert [a["name"] for a in forms["forms"][0]["args"]] == ["s"]
+    st = client.post("/api/sessions", json={"spec": "ulam-random", "params": {}}).json()
+    sid = st["id"]
+    belief = sleuth.belief(sleuth.load("ulam-random"))
+    for s, outcome in (([1, 2, 3, 4], True), ([1, 2, 3, 4], False)):
+        st = client.post(f"/api/sessions/{sid}/observe",
+                         json={"query": "ask", "args": {"s": s}, "outcome": outcome}).json()
+        belief = sleuth.observe(belief, "ask", {"s": s}, outcome)
+        assert st["steps"][-1]["hypotheses"] == belief.size
+    saved = json.loads((client.sessions / f"{sid}.json").read_text())
+    assert [step["args"]["turn"] for step in saved["steps"]] == [1, 2]

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from sleuth.compiler.api import (
+    TURN,
     BoolT,
     Domain,
     EnumT,
@@ -47,7 +48,8 @@ def action_forms(game: Game) -> list[dict[str, Any]]:
     for action in game.actions():
         form: dict[str, Any] = {
             "name": action.name, "kind": action.kind,
-            "args": [{"name": a.name, "field": domain_field(a.domain)} for a in action.args]}
+            "args": [{"name": a.name, "field": domain_field(a.domain)} for a in action.args
+                     if a.name != TURN]}  # the turn is the query's place: filled in
         if action.feedback is not None:
             domain, _ = action_domain(game, action)
             form["feedback"] = [{"name": name, "field": reachable_field(
