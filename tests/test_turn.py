@@ -194,3 +194,118 @@ def test_a_random_lie_is_a_prior_over_its_turn(tmp_path, capsys):
     want = sum(weight[j] * length(x, j) for x in range(1, n + 1) for j in weight) / n
     assert data["expected"] == pytest.approx(want)
     assert data["secrets"] == n * (horizon + 1)  # hypotheses; the figure is per game
+
+
+RANDOM_TURN = """\
+game: Ulam's game, a lie at a uniformly random turn
+params: {n: 4, horizon: 5}
+domains: {Number: {range: "1..n"}}
+secret: {x: Number, lie: {range: "0..horizon"}}
+queries:
+  ask:
+    args: {s: {set: Number}}
+    feedback: "(x in s) != (turn == lie)"
+goal: {identify: [x], max_queries: horizon}
+"""
+
+
+def brute_random_turn(n: int, horizon: int, worst_first: bool) -> tuple[int, int] | None:
+    """Least (total, worst) over the (number, lie's turn) hypotheses, every question
+    tried at every (hypotheses left, turn), the game over when the number is known."""
+    hyps = [(x, j) for x in range(1, n + 1) for j in range(horizon + 1)]
+    subsets = [frozenset(c) for k in range(n + 1)
+               for c in itertools.combinations(range(1, n + 1), k)]
+
+    def order(v: tuple[int, int]) -> tuple[int, int]:
+        return (v[1], v[0]) if worst_first else v
+
+    @cache
+    def cost(left: frozenset, turn: int) -> tuple[int, int] | None:
+        if len({x for x, _ in left}) == 1:
+            return (0, 0)
+        if turn > horizon:
+            return None
+        best = None
+        for s in subsets:
+            parts: dict = {}
+            for x, j in left:
+                parts.setdefault((x in s) != (turn == j), set()).add((x, j))
+            if len(parts) == 1 and all(len({x for x, _ in p}) > 1 for p in parts.values()) \
+                    and frozenset(next(iter(parts.values()))) == left:
+                sub = cost(left, turn + 1)  # nothing learnt, a turn spent
+                subs = [sub]
+            else:
+                subs = [cost(frozenset(p), turn + 1) for p in parts.values()]
+            if any(v is None for v in subs):
+                continue
+            total = len(left) + sum(v[0] for v in subs)
+            worst = 1 + max(v[1] for v in subs)
+            if best is None or order((total, worst)) < order(best):
+                best = (total, worst)
+        return best
+
+    return cost(frozenset(hyps), 1)
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_exact_searches_play_a_lie_placed_by_turn(strategy):
+    """A lie written as its turn in the secret (a uniform prior over the turns and no
+    lie): optimal and optimal-worst search it (the table keyed on the turn)."""
+    game = load_game_text(RANDOM_TURN, "random-turn.yaml")
+    s = make_strategy(strategy, Candidates(game))
+    ev = evaluate_strategy(game, s, "random-turn.yaml")
+    assert (ev.total, ev.worst) == brute_random_turn(4, 5, strategy == "optimal-worst")
+
+
+def test_lookahead_plays_by_turns():
+    """Lookahead's second query is one of the next turn's: on the tired codemaker it
+    plays every code to the end, never better than the optimum."""
+    game = game_of(full=1)
+    look = evaluate_strategy(game, make_strategy("lookahead", Candidates(game)), "t.yaml")
+    assert look.total >= brute(2, 3, 1, False, False)[0]
+
+
+WAIT = """\
+game: Answers from the second turn
+params: {n: 4}
+domains: {Number: {range: "1..n"}}
+secret: {x: Number}
+queries:
+  ask:
+    args: {s: {set: Number}}
+    feedback: "turn >= 2 and x in s"
+goal: {max_queries: 5}
+"""
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_a_query_that_tells_nothing_now_can_be_the_best_move(strategy):
+    """The first answer is always `false`: the best tree spends turn 1 on any question
+    and then halves the numbers -- the search must take a move that splits nothing."""
+    game = load_game_text(WAIT, "wait.yaml")
+    ev = evaluate_strategy(game, make_strategy(strategy, Candidates(game)), "wait.yaml")
+    subsets = [frozenset(c) for k in range(5) for c in itertools.combinations(range(1, 5), k)]
+
+    @cache
+    def cost(left: frozenset, turn: int) -> tuple[int, int] | None:
+        if len(left) == 1:
+            return (0, 0)
+        if turn > 5:
+            return None
+        best = None
+        for s in subsets:
+            parts: dict = {}
+            for x in left:
+                parts.setdefault(turn >= 2 and x in s, set()).add(x)
+            subs = [cost(frozenset(p), turn + 1) for p in parts.values()]
+            if None in subs:
+                continue
+            value = (len(left) + sum(v[0] for v in subs), 1 + max(v[1] for v in subs))
+            key = (value[1], value[0]) if strategy == "optimal-worst" else value
+            if best is None or key < ((best[1], best[0]) if strategy == "optimal-worst"
+                                      else best):
+                best = value
+        return best
+
+    assert (ev.total, ev.worst) == cost(frozenset(range(1, 5)), 1)
+    assert ev.lengths and min(ev.lengths.values()) >= 2  # the first question tells nothing

@@ -260,7 +260,9 @@ class _Walker:
                                              "secrets": len(mine)})
                 continue
             after = child()
-            if after.size == belief.size and self.strategy.deterministic:
+            # (a query that reads the turn may tell nothing now and still move the game on:
+            # the turn's bound, max_queries, ends it)
+            if after.size == belief.size and self.strategy.deterministic and TURN not in args:
                 raise SleuthError(
                     f"strategy {self.strategy.name} makes no progress: "
                     f"{query.action} {self.strategy.candidates.args(query)} does not split "

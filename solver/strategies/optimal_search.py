@@ -258,6 +258,9 @@ class OptimalSearch:
                 ok = ok & mask_of(allowed)
             got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
                                           ok, NO_TREE)
+            if self.rules is not None and self.rules.timed:  # a query that waits a turn
+                got = (min(int(got[0]), n + int(self.lb_total[n])),
+                       min(int(got[1]), 1 + int(self.lb_worst[n])))
             self.floors[key] = got = (int(got[0]), int(got[1]))
         return got
 
@@ -276,6 +279,8 @@ class OptimalSearch:
         q = len(self.queries)
         active = self.all_queries if active is None else active
         going, useful, lbq, lbw, possible = self.scores(hyps, active)
+        if self.rules is not None and self.rules.timed:
+            useful |= self.waits(hyps, going)
         if stab is not None:  # one query per orbit of the stabiliser of `hyps`
             useful &= self.symmetry.representatives(stab)[active]
         krank = np.where(possible, 0, q) + active
@@ -286,6 +291,18 @@ class OptimalSearch:
         if self.top:
             order = order[:self.top]
         return order, lbq, lbw, krank, going
+
+    def waits(self, hyps: np.ndarray, going: np.ndarray) -> np.ndarray:
+        """When the feedback reads the turn, a query that tells nothing now is still a
+        move: the set is asked again at the next turn, where answers may differ. All such
+        queries lead to the same set at the same next turn, so one is kept (the first),
+        unless a history rule makes their futures differ (then all are)."""
+        idle = going.max(axis=1) == len(hyps)
+        if not self.rules.spans and idle.any():
+            first = np.argmax(idle)
+            idle = np.zeros_like(idle)
+            idle[first] = True
+        return idle
 
     def plan(self, hyps: np.ndarray, depth: int | None,
              allowed: Mask = None) -> dict[bytes, tuple]:
