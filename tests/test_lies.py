@@ -237,3 +237,13 @@ def test_the_counting_backends_refuse_a_liar(tmp_path, capsys):
                 str(obs)])
     err = capsys.readouterr().err
     assert stop.value.code == 1 and "this game's answers may lie" in err and f"{obs}:1:3" in err
+
+
+def test_a_liar_with_a_history_rule_is_refused_by_name(capsys):
+    spec = ULAM.read_text().replace("    feedback: \"x in s\"",
+                                    "    history: \"s != before.s\"\n    feedback: \"x in s\"")
+    from sleuth.compiler.game import load_game_text
+
+    game = load_game_text(spec, "ulam.yaml", {"n": 4})
+    with pytest.raises(SleuthError, match="does not follow history rules or the turn"):
+        make_strategy("optimal-worst", Candidates(game))

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.history import HistoryMasks
 from sleuth.solver.infoset.lies import LieGame
 from sleuth.solver.infoset.queries import Candidates
 
@@ -30,6 +31,12 @@ class LieSearch:
     """The worst-case search over one game's lie states."""
 
     def __init__(self, candidates: Candidates):
+        if HistoryMasks.applies(candidates):
+            raise SleuthError("the search against a liar does not follow history rules or "
+                              "the turn yet, and this game has one",
+                              hint="drop the history rule or `turn`, or the lies (a lie at "
+                                   "a turn can be written into the secret: docs/spec-"
+                                   "language.md, Lies)")
         self.lies = LieGame(candidates)
         self.fails: dict[bytes, int] = {}  # canonical state -> most queries known too few
         self.works: dict[bytes, int] = {}  # canonical state -> fewest known enough
