@@ -34,7 +34,13 @@ from sleuth.compiler.api import (
     show_value,
 )
 from sleuth.solver.infoset.protocol import InformationSet
-from sleuth.solver.infoset.reachable import action_domain, decoded, describe_values, query_codes
+from sleuth.solver.infoset.reachable import (
+    FORM_PAIRS,
+    action_domain,
+    decoded,
+    describe_values,
+    query_codes,
+)
 
 
 @dataclass(frozen=True)
@@ -159,7 +165,7 @@ def checked_feedback(game: Game, action: CheckedAction, raw: Any, loc: Loc | Non
         try:
             out[name] = coerce_text(t, raw[name]) if text else coerce(t, raw[name])
         except ValueError as err:
-            domain, exact = action_domain(game, action)
+            domain, exact = action_domain(game, action, pairs=FORM_PAIRS)
             if domain is None:  # nothing better than the static type's message
                 raise ObservationError(f"feedback '{name}' of '{action.name}': {err}",
                                        loc) from None

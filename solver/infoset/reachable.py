@@ -38,6 +38,8 @@ from sleuth.compiler.api import (
 CHEAP = 10**5  # assignments of the secret listed just to check a feedback, at most
 DECODED = 100_000  # distinct feedback codes decoded into per-component values, at most
 EXACT_PAIRS = 5 * 10**7  # (query x hypothesis) pairs scored for an exact action domain
+FORM_PAIRS = 4 * 10**6  # ... when a web form asks (a page load must stay quick: Black
+# Box's 32 rays on 635,376 layouts are 20 million iterated kernel cells)
 
 
 def static_values(t: Any) -> list[Any] | None:
@@ -78,19 +80,20 @@ def _order(value: Any) -> tuple:
     return (1, 0, repr(value))
 
 
-def action_domain(game: Game, action: CheckedAction,
-                  exact: bool = True) -> tuple[dict[str, list[Any]] | None, bool]:
-    """(component -> sorted reachable values, whether exact) for one action with feedback;
-    (None, False) when neither the game nor the static types can list them. Kept."""
-    return game.memo.get(("feedback-domain", action.name, exact),
-                         lambda: _action_domain(game, action, exact))
+def action_domain(game: Game, action: CheckedAction, exact: bool = True,
+                  pairs: int = EXACT_PAIRS) -> tuple[dict[str, list[Any]] | None, bool]:
+    """(component -> sorted reachable values, whether exact) for one action with feedback,
+    scoring at most `pairs` (query, hypothesis) pairs; (None, False) when neither the game
+    nor the static types can list them. Kept."""
+    return game.memo.get(("feedback-domain", action.name, exact, pairs),
+                         lambda: _action_domain(game, action, exact, pairs))
 
 
-def _action_domain(game: Game, action: CheckedAction,
-                   exact: bool) -> tuple[dict[str, list[Any]] | None, bool]:
+def _action_domain(game: Game, action: CheckedAction, exact: bool,
+                   pairs: int) -> tuple[dict[str, list[Any]] | None, bool]:
     got = None
     if exact:
-        codes = _reachable_codes(game, action)
+        codes = _reachable_codes(game, action, pairs)
         if codes is not None and len(codes) <= DECODED:
             got = (decoded(game, action, codes), True)
     if got is None:
@@ -105,14 +108,14 @@ def listed(game: Game) -> bool:
     return ("hypotheses",) in game.memo or game.candidate_count() <= CHEAP
 
 
-def _reachable_codes(game: Game, action: CheckedAction) -> np.ndarray | None:
+def _reachable_codes(game: Game, action: CheckedAction, pairs: int) -> np.ndarray | None:
     """Every code some legal query gives some hypothesis (None: too costly to score)."""
     if not listed(game):
         return None
     try:
         h = game.hypotheses.size
         space = game.space(action.name)
-        if space.size * h > EXACT_PAIRS:
+        if space.size * h > pairs:
             return None
         coder = game.coder(action.name)
     except BudgetError:  # a game too large to list: no exact domain

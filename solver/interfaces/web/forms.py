@@ -39,7 +39,7 @@ from sleuth.compiler.api import (
     set_elements,
 )
 from sleuth.solver.infoset.observe import format_value
-from sleuth.solver.infoset.reachable import action_domain
+from sleuth.solver.infoset.reachable import FORM_PAIRS, action_domain
 
 
 def action_forms(game: Game) -> list[dict[str, Any]]:
@@ -51,7 +51,7 @@ def action_forms(game: Game) -> list[dict[str, Any]]:
             "args": [{"name": a.name, "field": domain_field(a.domain)} for a in action.args
                      if a.name != TURN]}  # the turn is the query's place: filled in
         if action.feedback is not None:
-            domain, _ = action_domain(game, action)
+            domain, _ = action_domain(game, action, pairs=FORM_PAIRS)
             form["feedback"] = [{"name": name, "field": reachable_field(
                 type_field(node.type), None if domain is None else domain[name])}
                 for name, _, node in action.feedback]
