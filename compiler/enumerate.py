@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.check import CheckedAction, Model, Var
-from sleuth.compiler.domains import Domain, decode, domain_size, int_dtype, radix, to_python, unrank
+from sleuth.compiler.domains import Domain, domain_size, int_dtype, to_python, unrank
 from sleuth.compiler.errors import BudgetError, EvaluationError, SpecError
+from sleuth.compiler.feedback_codes import decode, radix
 from sleuth.compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, UnionT, component_types
 from sleuth.compiler.vectorise import Compiler, Ctx
 
@@ -403,7 +404,8 @@ class FeedbackCoder:
 
     def encode(self, values: dict[str, Any]) -> int:
         """The code of a feedback given as plain Python values (inverse of decode)."""
-        from sleuth.compiler.domains import code, from_python
+        from sleuth.compiler.domains import from_python
+        from sleuth.compiler.feedback_codes import code
 
         out = 0
         for (name, _, t, _), r in zip(self.components, self.radices, strict=True):
