@@ -71,7 +71,7 @@ def pelc(n: int) -> int:
 def least_worst(spec, **params) -> tuple[int, object]:
     game = load_game(spec, params)
     s = make_strategy("optimal-worst", Candidates(game))
-    return s.liar.least_depth(s.liar.lies.root()), s
+    return s.lie_search.least_depth(s.lie_search.lies.root()), s
 
 
 @pytest.mark.parametrize("n, lies", [(n, 1) for n in range(2, 11)] + [(16, 1)] +
@@ -87,8 +87,8 @@ def test_ulam_sees_berlekamps_states_only():
     """Every number is interchangeable, so the search visits a handful of states: at
     most one per (numbers needing no lie, numbers needing one) and depth."""
     depth, s = least_worst(ULAM, n=16)
-    assert len(set(s.liar.lies.classes.tolist())) == 1
-    assert s.liar.nodes <= 17 * 17 * depth
+    assert len(set(s.lie_search.lies.classes.tolist())) == 1
+    assert s.lie_search.nodes <= 17 * 17 * depth
 
 
 def score(guess: tuple, code: tuple) -> tuple[int, int]:
@@ -173,13 +173,13 @@ def test_evaluation_walks_the_same_tree_as_the_search():
     game = load_game(ULAM, {"n": 5})
     s = make_strategy("optimal-worst", Candidates(game))
     ev = evaluate_strategy(game, s, "ulam")
-    assert ev.worst == s.liar.least_depth(s.liar.lies.root()) == berlekamp(5, 1)
+    assert ev.worst == s.lie_search.least_depth(s.lie_search.lies.root()) == berlekamp(5, 1)
 
 
 def test_strategies_that_trust_answers_refuse_a_liar():
     candidates = Candidates(load_game(ULAM, {"n": 4}))
     for name in ("entropy", "optimal", "lookahead", "random"):
-        with pytest.raises(SleuthError, match="does not play against a liar"):
+        with pytest.raises(SleuthError, match="does not play against lies"):
             make_strategy(name, candidates)
 def test_a_belief_keeps_every_number_the_liar_can_still_defend(tmp_path, capsys):
     """`belief` against a liar: after the answers, the numbers left are those whose true

@@ -101,12 +101,12 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     serial one. `first`, when given, is the first query (an opener forced on the
     strategy, which chooses every later one)."""
     if game.model.lies is not None:  # the answers may lie: a tree of lie states
-        from sleuth.solver.evaluation.liar import evaluate_against_liar
+        from sleuth.solver.evaluation.lying import evaluate_with_lies
 
         if secrets is not None or first is not None or workers is not None:
             raise SleuthError("a game with lies is evaluated whole, on one core",
                               hint="drop --secrets, --first and --workers")
-        return evaluate_against_liar(game, strategy, spec, tree, progress)
+        return evaluate_with_lies(game, strategy, spec, tree, progress)
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
     ranks, keys = root.secrets(secrets, seed)

@@ -76,12 +76,12 @@ def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any],
 
 def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
     """Play every secret down the tree; {"secrets", "total", "worst"} or a SleuthError
-    saying which secret fails where. A game with lies is played against every liar
-    (evaluation/liar.py)."""
+    saying which secret fails where. A game with lies is played against every way of lying
+    (evaluation/lying.py)."""
     if game.model.lies is not None:
-        from sleuth.solver.evaluation.liar import verify_against_liar
+        from sleuth.solver.evaluation.lying import verify_with_lies
 
-        return verify_against_liar(game, document)
+        return verify_with_lies(game, document)
     lengths, _ = _play(game, document)
     return {"secrets": len(lengths), "total": int(lengths.sum()), "worst": int(lengths.max())}
 

@@ -53,7 +53,7 @@ class Belief:
         self.logw = logw  # None: uniform over index
         self.history = history  # (action, argument rank, feedback code) per query asked
         # a game whose answers may lie (`lies:`): the lies each listed hypothesis needs to
-        # explain the answers so far (None: none yet); the liar is an adversary, so the
+        # explain the answers so far (None: none yet); the lies are an adversary's, so the
         # hypotheses are the possible ones, equally weighted (solver/infoset/lies.py)
         self.lied = lied
 

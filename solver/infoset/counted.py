@@ -165,7 +165,7 @@ class CountedBelief:
         if self.game.model.lies is not None:
             raise ObservationError(f"{what}: the {self.backend} backend takes each answer as "
                                    "a fact, and this game's answers may lie (`lies:`)",
-                                   event.loc, hint="--backend enum (it tracks the liar)")
+                                   event.loc, hint="--backend enum (it tracks the lies)")
         if event.feedback is None:
             raise ObservationError(f"{what}: the {self.backend} backend conditions on "
                                    "deterministic feedback; random answers need the "

@@ -11,16 +11,16 @@ hypothesis: -1 when the answers so far rule it out, else the lies they need from
 
 and rules it out otherwise. Several answers can keep the same hypothesis (an adversary
 chooses), so the children of a query overlap; the game is over when the hypotheses
-left share their goal value. Hypotheses that differ only in how the liar may still
+left share their goal value. Hypotheses that differ only in how the answerer may still
 lie are not separate hypotheses here, so nothing inflates a per-secret count.
 
 Symmetry, found from the table and nothing else: two hypotheses are interchangeable
 when swapping them, together with some permutation of the queries, keeps every
 feedback code (and what ends the game). Swaps that do join hypotheses into classes on
 which every permutation is a symmetry, so a state is equivalent to the one that lists
-each class's values in sorted order (`canonical`). In Ulam's game every number is
-interchangeable, and the states are Berlekamp's: how many numbers need no lie, how
-many one, and so on.
+each class's values in sorted order (`canonical`). When every hypothesis is in one
+class, the states are Berlekamp's: how many hypotheses need no lie, how many one, and
+so on.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ class LieGame:
 
     def volume(self, state: np.ndarray, t: int) -> int:
         """Berlekamp's volume of a state with t queries left: per goal value, the answer
-        sequences its hypotheses can make the liar produce (the most of any of them). A
+        sequences its hypotheses can make a lying answerer produce (the most of any of them). A
         tree of depth t has at most branching^t leaves, so a larger volume cannot be
         finished in t. Without a false-answer rule each lie has an alternative; with one,
         only the hypotheses are counted."""

@@ -1,9 +1,9 @@
 """Reachable feedback: the values a query's feedback can actually take, from the compiled
 game, instead of the static bounds of its type.
 
-A component's static type bounds what its expression could compute (Mastermind's
-white-peg count is typed -4..24: a sum of minima minus the blacks); the values the game
-can give are fewer (0..4). Two scopes:
+A component's static type bounds what its expression could compute (a sum of minima
+minus another count may be typed -4..24); the values the game can give may be fewer
+(0..4). Two scopes:
 
     action_domain   per action, over every legal query and every hypothesis: exact on
                     the listed hypotheses when the (query x hypothesis) pairs are few
@@ -104,7 +104,7 @@ def _action_domain(game: Game, action: CheckedAction, exact: bool,
 
 def listed(game: Game) -> bool:
     """Whether the game's hypotheses are listed already, or cheap to list: a game meant
-    for the counting backends (Clue's deals) is never enumerated for a check."""
+    for the counting backends (billions of hypotheses) is never enumerated for a check."""
     return ("hypotheses",) in game.memo or game.candidate_count() <= CHEAP
 
 

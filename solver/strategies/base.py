@@ -130,7 +130,7 @@ class Strategy:
     needs_secret_like = False  # only for specs with queries that can be secrets
     orbit_queries = False  # scores the queries `Candidates.blocks_for` generates per orbit
     follows_history = True  # chooses among `Candidates.allowed` (history rules kept)
-    handles_lies = False  # plays against a liar (`lies:`): has a `liar` search of lie states
+    handles_lies = False  # plays against lies (`lies:`): has a `lie_search` of lie states
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         self.candidates = candidates
@@ -158,7 +158,7 @@ class Strategy:
                     n for n, k in _registered() if k.follows_history)))
         if candidates.game.model.lies is not None and not self.handles_lies:
             raise SleuthError(
-                f"{self.name} does not play against a liar yet, and this spec's answers may "
+                f"{self.name} does not play against lies yet, and this spec's answers may "
                 "lie (`lies:`)", hint="use one of: " + ", ".join(sorted(
                     n for n, k in _registered() if k.handles_lies)))
         if self.needs_secret_like and not candidates.any_secret_like:

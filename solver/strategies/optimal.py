@@ -1,6 +1,6 @@
 """The optimal strategies: `optimal` (the least total, then the least worst case) and
 `optimal-worst` (the least worst case, then the least total), proven by the search in
-optimal_search.py (optimal_lies.py against a liar)."""
+optimal_search.py (optimal_lies.py against lies)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.history import Mask
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
-from sleuth.solver.strategies.optimal_lies import liar_search
+from sleuth.solver.strategies.optimal_lies import make_lie_search
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 
@@ -29,9 +29,9 @@ class Optimal(ListedStrategy):
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
-        self.liar: Any = None
+        self.lie_search: Any = None
         if candidates.game.model.lies is not None:
-            self.liar = liar_search(candidates, self.worst_first, self.top)
+            self.lie_search = make_lie_search(candidates, self.worst_first, self.top)
             return
         self.search = OptimalSearch(candidates, self.top)
         self.budgets: dict[Any, int] = {}  # worst first: a set's depth budget
@@ -49,32 +49,32 @@ class Optimal(ListedStrategy):
 
     def value(self, belief: AnyBelief) -> tuple[int, int]:
         """The proven (total, worst case) from this belief."""
-        self._no_liar()
+        self._no_lies()
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
         got = self._solve(hyps, self.allowed(belief), len(belief.history))
         return got[0], got[1]
 
     def proven(self, belief: AnyBelief) -> dict[str, Any]:
-        if self.liar is not None:
+        if self.lie_search is not None:
             from sleuth.solver.strategies.optimal_lies import proven
 
-            return proven(self.liar, self.liar.least_depth(self.liar.lies.root()), self.top)
+            search = self.lie_search
+            return proven(search, search.least_depth(search.lies.root()), self.top)
         total, worst = self.value(belief)
         order = "worst case, then total" if self.worst_first else "total, then worst case"
         return {"total": total, "worst": worst, "order": order,
                 "nodes": self.search.nodes, "top": self.top}
 
-    def _no_liar(self) -> None:
-        if self.liar is not None:
-            raise SleuthError("against a liar only the worst case is proven",
+    def _no_lies(self) -> None:
+        if self.lie_search is not None:
+            raise SleuthError("against lies only the worst case is proven",
                               hint="sleuth evaluate SPEC --strategy optimal-worst")
 
     def choose(self, belief: AnyBelief) -> Query:
-        if self.liar is not None:  # the belief's lie state, and the least worst case
-            state = self.prepared(belief).lie_state()
-            return self.liar.lies.queries[self.liar.choose(state, self.liar.least_depth(
-                state))]
+        if self.lie_search is not None:  # the belief's lie state, and the least worst case
+            search, state = self.lie_search, self.prepared(belief).lie_state()
+            return search.lies.queries[search.choose(state, search.least_depth(state))]
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
         if not self.search.stop_game and goal_reached(belief, self.candidates.game):
@@ -146,8 +146,8 @@ class OptimalWorst(Optimal):
 
     name = "optimal-worst"
     worst_first = True
-    # Against an adversarial liar only the worst case is defined per information set: a
-    # secret's length is the longest the liar can make it, and the total of those is not
+    # Against an adversary who lies only the worst case is defined per information set: a
+    # secret's length is the longest the lies can make it, and the total of those is not
     # a sum over a query's parts (a secret lies in several), so `optimal` refuses.
     handles_lies = True
 

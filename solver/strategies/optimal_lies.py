@@ -9,8 +9,8 @@ state, the most queries known not to suffice and the fewest known to suffice. At
 state only one query per class of queries whose children are alike is tried, most
 promising first (the least largest child volume), and its children hardest first.
 
-The objective is the worst case alone: with an adversarial liar a secret's game length
-is the longest the liar can make it, and the total of those is not a sum over the
+The objective is the worst case alone: with an adversary who lies a secret's game length
+is the longest the lies can make it, and the total of those is not a sum over the
 parts of a query (a secret lies in several), so `optimal` (least total) refuses such a
 game. `evaluate` reports, per secret, that longest game along the tree found.
 """
@@ -32,7 +32,7 @@ class LieSearch:
 
     def __init__(self, candidates: Candidates):
         if HistoryMasks.applies(candidates):
-            raise SleuthError("the search against a liar does not follow history rules or "
+            raise SleuthError("the search against lies does not follow history rules or "
                               "the turn yet, and this game has one",
                               hint="drop the history rule or `turn`, or the lies (a lie at "
                                    "a turn can be written into the secret: docs/spec-"
@@ -104,7 +104,7 @@ class LieSearch:
         while not self.solve(state, t):
             t += 1
             if t > 4 * self.lies.size + 8 * (self.lies.budget + 1):
-                raise SleuthError("no sequence of queries finds the secret against this liar",
+                raise SleuthError("no sequence of queries finds the secret against these lies",
                                   hint="a lie may be undetectable: check the budget and "
                                        "the false-answer rule")
         return t
@@ -124,19 +124,19 @@ class LieSearch:
 
 
 def proven(search: LieSearch, depth: int, top: int) -> dict[str, Any]:
-    return {"total": None, "worst": depth, "order": "worst case against the liar",
+    return {"total": None, "worst": depth, "order": "worst case against lies",
             "nodes": search.nodes, "top": top}
 
 
 
 
 
-def liar_search(candidates: Candidates, worst_first: bool, top: int) -> LieSearch:
+def make_lie_search(candidates: Candidates, worst_first: bool, top: int) -> LieSearch:
     """The search `optimal-worst` runs on a game with lies (`optimal` refuses one: its
     `handles_lies` is false)."""
     assert worst_first
     if top:
-        raise SleuthError("--top is not available against a liar",
+        raise SleuthError("--top is not available against lies",
                           hint="drop --top: the lie search tries one query per class")
     return LieSearch(candidates)
-__all__ = ["LieSearch", "liar_search", "proven"]
+__all__ = ["LieSearch", "make_lie_search", "proven"]

@@ -1,10 +1,10 @@
-"""Exact evaluation of a strategy against a liar (`lies:` in the spec): the tree of lie
-states (solver/infoset/lies.py) walked from the start, every answer the liar may give
-followed. A secret's game length is the longest the liar can make it -- the deepest
+"""Exact evaluation of a strategy against lies (`lies:` in the spec): the tree of lie
+states (solver/infoset/lies.py) walked from the start, every answer a lying answerer may give
+followed. A secret's game length is the longest the lies can make it -- the deepest
 end of the tree whose state still holds the secret -- so each secret counts once,
-whatever the liar might still have done, and the total and average are over secrets.
+whatever lies might still have come, and the total and average are over secrets.
 
-Only a strategy that plays lie states can be walked: one whose `liar` is a search with
+Only a strategy that plays lie states can be walked: one whose `lie_search` is a search with
 `least_depth(state)` and `choose(state, queries_left)` (optimal-worst's, in
 solver/strategies/optimal_lies.py). The walk computes the children itself, so the worst
 case it finds checks the one the search proved.
@@ -21,14 +21,14 @@ from sleuth.compiler.api import Game, SleuthError, show_value
 from sleuth.solver.infoset.lies import OUT
 
 
-def evaluate_against_liar(game: Game, strategy: Any, spec: str, tree: bool = False,
+def evaluate_with_lies(game: Game, strategy: Any, spec: str, tree: bool = False,
                           progress: Any = None) -> Any:
-    """The Evaluation of `strategy` on every secret, each against its worst liar."""
+    """The Evaluation of `strategy` on every secret, each against the worst lies."""
     from sleuth.solver.evaluation.evaluate import Evaluation, _query_json
 
-    search = getattr(strategy, "liar", None)
+    search = getattr(strategy, "lie_search", None)
     if search is None:
-        raise SleuthError(f"{strategy.name} does not play against a liar",
+        raise SleuthError(f"{strategy.name} does not play against lies",
                           hint="use optimal-worst")
     start = time.perf_counter()
     lies = search.lies
@@ -69,9 +69,9 @@ def evaluate_against_liar(game: Game, strategy: Any, spec: str, tree: bool = Fal
                       time.perf_counter() - start, {}, shape if tree else None)
 
 
-def verify_against_liar(game: Game, document: Any) -> dict[str, int]:
-    """Play every secret down a saved tree against every liar: at each query, every answer
-    the liar may give must have a branch, and every end must hold one goal value.
+def verify_with_lies(game: Game, document: Any) -> dict[str, int]:
+    """Play every secret down a saved tree against every way of lying: at each query, every answer
+    a lying answerer may give must have a branch, and every end must hold one goal value.
     {"secrets", "total", "worst"}, each secret's length its longest game."""
     from sleuth.solver.evaluation.trees import check_node, shown
     from sleuth.solver.infoset.lies import LieGame
@@ -118,4 +118,4 @@ def verify_against_liar(game: Game, document: Any) -> dict[str, int]:
     return {"secrets": lies.size, "total": int(lengths.sum()), "worst": int(lengths.max())}
 
 
-__all__ = ["evaluate_against_liar", "verify_against_liar"]
+__all__ = ["evaluate_with_lies", "verify_with_lies"]
