@@ -20,7 +20,6 @@ from sleuth.compiler.declarations import BUILTIN_DOMAINS, Declarations, Table
 from sleuth.compiler.domains import (
     Domain,
     enum_domain,
-    range_domain,
 )
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.forms import FORMS, LikelihoodForm
@@ -44,15 +43,7 @@ from sleuth.compiler.ir import (
     UnionT,
 )
 from sleuth.compiler.resolve import Binding, Resolver, Scope
-from sleuth.compiler.rules import (
-    TURN,
-    TURNS,
-    Lies,
-    always,
-    check_lies,
-    param_count,
-    reads_turn,
-)
+from sleuth.compiler.rules import TURN, Lies, always, check_lies, param_count, turn_domain
 from sleuth.compiler.spec import Action, Reader, Spec, VarDecl
 
 # ----------------------------------------------------------------------------- the model
@@ -106,6 +97,11 @@ class CheckedAction:
     def evaluated(self) -> list[tuple[str, str, ir.Node]]:
         """What computing the feedback evaluates, in order: the lets, then the components."""
         return self.lets + (self.feedback or [])
+
+    @property
+    def timed(self) -> bool:
+        """Whether its expressions read `turn` (an implicit last argument, rules.py)."""
+        return bool(self.args) and self.args[-1].name == TURN
 
 
 BEFORE = "<before>"  # the uid `before` (an earlier query, in a history rule) is bound to
@@ -269,11 +265,10 @@ class Checker(Declarations):
     def action(self, action: Action, secret: list[Var]) -> CheckedAction:
         args = [self.var(a, "argument") for a in action.args]
         _no_clash(args, secret, self.params)
-        if reads_turn(action, {v.name for v in secret} | set(self.params)):
-            # the query's position in the game: an argument the engine fills in, over
-            # 1..max_queries (rules.py)
-            turns = param_count(self.spec.goal.max_queries, self.params, "max_queries", 1)
-            args.append(Var(TURN, range_domain(1, turns or TURNS), action.loc))
+        turns = param_count(self.spec.goal.max_queries, self.params, "max_queries", 1)
+        turn = turn_domain(action, args, {v.name for v in secret} | set(self.params), turns)
+        if turn is not None:  # the query's place in the game, filled in by the engine
+            args.append(Var(TURN, turn, action.loc))
         scope = self.secret_scope(secret)
         for a in args:
             scope[a.name] = Binding("arg", a.domain.type, frozenset({ROW}), a.name)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sleuth.compiler import ir
+from sleuth.compiler.domains import Domain, range_domain
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.ir import RecordT
 from sleuth.compiler.resolve import Binding
@@ -75,7 +76,7 @@ def param_count(value: Any, params: dict[str, Any], what: str, least: int) -> in
 def reads_turn(action: Any, taken: set[str]) -> bool:
     """Whether an action's expressions (legal, let, feedback, history) name `turn`, and
     nothing else in the spec is called so (a param, a secret variable, an argument)."""
-    if TURN in taken or any(a.name == TURN for a in action.args):
+    if TURN in taken:
         return False
     nodes = list(action.legal) + list(action.history) + [e for _, e in action.lets]
     nodes += [e for _, e in action.feedback or []]
@@ -86,6 +87,20 @@ def reads_turn(action: Any, taken: set[str]) -> bool:
             return True
         stack.extend(ir.children(node))
     return False
+
+
+def turn_domain(action: Any, args: list[Any], taken: set[str],
+                turns: int | None) -> Domain | None:
+    """The domain of the implicit `turn` argument an action gets when its expressions
+    read the turn (1..max_queries, TURNS without one); None when they do not. An argument
+    may not be named `turn`: query text and forms leave that name out, as the engine
+    fills it in."""
+    for a in args:
+        if a.name == TURN:
+            raise SpecError(f"an argument named '{TURN}' of '{action.name}': `turn` is the "
+                            "query's place in the game, which the engine fills in", a.loc,
+                            hint="read `turn` in the expressions, or rename the argument")
+    return range_domain(1, turns or TURNS) if reads_turn(action, taken) else None
 
 
 def said_type(feedback: list[tuple[str, str, ir.Node]]) -> RecordT:
@@ -126,4 +141,4 @@ def check_lies(checker: Any, queries: list[CheckedAction]) -> Lies | None:
 
 
 __all__ = ["SAID", "TURN", "TURNS", "Lies", "always", "check_lies", "param_count",
-           "reads_turn", "said_type"]
+           "reads_turn", "said_type", "turn_domain"]

@@ -309,3 +309,13 @@ def test_a_query_that_tells_nothing_now_can_be_the_best_move(strategy):
 
     assert (ev.total, ev.worst) == cost(frozenset(range(1, 5)), 1)
     assert ev.lengths and min(ev.lengths.values()) >= 2  # the first question tells nothing
+
+
+def test_an_argument_named_turn_is_refused():
+    """`turn` is the implicit argument's name (query text and forms leave it out), so a
+    spec's own argument may not take it."""
+    text = SPEC.replace("args: {g: {seq: Colour, len: pegs}}",
+                        "args: {g: {seq: Colour, len: pegs}, turn: Colour}")
+    with pytest.raises(SleuthError) as err:
+        load_game_text(text, "turns.yaml")
+    assert "turns.yaml:9:" in str(err.value) and "an argument named 'turn'" in str(err.value)

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import TURN
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, turn_of
 
@@ -55,7 +54,7 @@ class HistoryMasks:
             if block.action.history:
                 self.spans.setdefault(block.action.name, []).append((offset, block.ranks))
             turns.append(turn_of(self.game, block))
-            self.timed |= any(a.name == TURN for a in block.action.args)
+            self.timed |= block.action.timed
             offset += len(block.ranks)
         self.size = offset
         self.turns = np.concatenate(turns) if turns else np.zeros(0, dtype=np.int64)
@@ -65,8 +64,7 @@ class HistoryMasks:
     def applies(candidates: Candidates) -> bool:
         """Whether any listed query has a history rule or reads the turn (then the
         searches carry an `Allowed`)."""
-        return bool(candidates.history_rules) or any(
-            any(a.name == TURN for a in b.action.args) for b in candidates.blocks)
+        return bool(candidates.history_rules) or any(b.action.timed for b in candidates.blocks)
 
     def of_pair(self, action: str, rank: int, code: int) -> np.ndarray | None:
         """The queries that keep the rules against one earlier query (argument rank, real

@@ -222,7 +222,7 @@ class Candidates:
         keeping the action's `history` rule against the queries asked so far."""
         ok = self.keeps_history(block, belief)
         turns = self._turns.get(block.action.name) if block.listed else None
-        if turns is None and any(a.name == TURN for a in block.action.args):
+        if turns is None and block.action.timed:
             turns = turn_of(self.game, block)
             if block.listed:
                 self._turns[block.action.name] = turns
@@ -481,7 +481,7 @@ class Candidates:
 def turn_of(game: Any, block: Any) -> np.ndarray:
     """Each of a block's queries' turn (its implicit `turn` argument), 0 when its action
     reads no turn."""
-    if not any(a.name == TURN for a in block.action.args) or not len(block.ranks):
+    if not block.action.timed or not len(block.ranks):
         return np.zeros(len(block.ranks), dtype=np.int64)
     env = game.space(block.action.name).env(block.ranks)
     return np.asarray(env[TURN]).reshape(-1).astype(np.int64)
