@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from sleuth.compiler.api import Game
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query, Stopper, has_stop
@@ -22,6 +24,29 @@ def goal_reached(belief: InformationSet, game: Game) -> bool:
         return True
     return model.until_indistinguishable and not game.memo.get(
         ("candidates",), lambda: Candidates(game)).splits(belief)
+
+
+def goal_classes(game: Game) -> np.ndarray:
+    """One id per hypothesis of the game's table: equal ids have the same goal values
+    (what the exact searches call a game over: one id left)."""
+    from sleuth.solver.infoset.belief import Belief
+
+    every = Belief(game, np.arange(game.hypotheses.size, dtype=np.int64))
+    cols = _flat([every.values(name) for name in game.model.identify])
+    keys = np.stack([np.asarray(c).reshape(len(every.index)) for c in cols], axis=1)
+    _, classes = np.unique(keys, axis=0, return_inverse=True)
+    return classes.ravel()
+
+
+def _flat(cols: list[Any]) -> list[np.ndarray]:
+    """Columns of values, tuples of columns (sequences, records) opened up."""
+    out = []
+    for c in cols:
+        if isinstance(c, tuple | list):
+            out.extend(_flat(list(c)))
+        else:
+            out.append(np.asarray(c))
+    return out
 
 
 def ended(game: Game, belief: InformationSet, last: Any, stops: Stopper | None = None) -> bool:
@@ -50,4 +75,4 @@ def goal_values(belief: InformationSet, game: Game) -> int:
     return len({tuple(repr(h[n]) for n in names) for h, _ in belief.top(belief.size)})
 
 
-__all__ = ["ambiguous", "ended", "goal_reached", "goal_values"]
+__all__ = ["ambiguous", "ended", "goal_classes", "goal_reached", "goal_values"]

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates
 
@@ -59,7 +60,7 @@ class LieGame:
         self._false_rules(candidates)
         self.free_lies = not lies.false  # no rule: a lie may give any other value
         self.branching = int(self.reach.sum(axis=1).max()) if q else 1
-        self.goal = _goal_classes(game)
+        self.goal = goal_classes(game)
         self.goal_unique = len(np.unique(self.goal)) == len(self.goal)
         self._volumes: dict[int, np.ndarray] = {}
         self.classes = self._classes()
@@ -213,15 +214,6 @@ class LieGame:
                 [sum(math.comb(t, j) for j in range(r + 1)) for r in range(self.budget + 1)],
                 dtype=np.int64)
         return got
-
-
-def _goal_classes(game) -> np.ndarray:
-    """One id per hypothesis: equal ids have the same goal values."""
-    table = game.hypotheses
-    keys = [repr(tuple(table.value(i)[name] for name in game.model.identify))
-            for i in range(table.size)]
-    _, ids = np.unique(np.array(keys, dtype=object).astype(str), return_inverse=True)
-    return ids.ravel()
 
 
 __all__ = ["OUT", "LieGame"]

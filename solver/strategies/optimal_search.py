@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, has_stop
@@ -87,7 +88,7 @@ class OptimalSearch:
             secret_of.append(np.where(hyp_ranks[at] == ranks, at, -1))
         self.secret_of = np.concatenate(secret_of).astype(np.int64)
         self.secret_like = candidates.any_secret_like
-        self.goal_class = self._goal_classes()
+        self.goal_class = goal_classes(game)
         # goal: {until_indistinguishable}: hypotheses every query answers alike share a
         # class, and a set within one class is over; `alike` is the largest class
         self.signature, self.alike = None, 1
@@ -103,16 +104,6 @@ class OptimalSearch:
         self.nodes = 0
 
     # -- set-up
-
-    def _goal_classes(self) -> np.ndarray:
-        """One id per hypothesis: equal ids have the same goal values."""
-        from sleuth.solver.infoset.belief import Belief
-
-        prior = Belief.prior(self.game)
-        cols = _flat([prior.values(name) for name in self.game.model.identify])
-        keys = np.stack([np.asarray(c).reshape(len(prior.index)) for c in cols], axis=1)
-        _, classes = np.unique(keys, axis=0, return_inverse=True)
-        return classes.ravel()
 
     def _bounds(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """Lower bounds on the total and the depth of a part of n secrets, n = 0..size."""
@@ -372,17 +363,6 @@ class OptimalSearch:
             if d > len(hyps) + 1:
                 raise SleuthError("no sequence of queries finishes every secret",
                                   hint="these hypotheses may be indistinguishable")
-
-
-def _flat(cols: list[Any]) -> list[np.ndarray]:
-    """Columns of values, tuples of columns (sequences, records) opened up."""
-    out = []
-    for c in cols:
-        if isinstance(c, tuple | list):
-            out.extend(_flat(list(c)))
-        else:
-            out.append(np.asarray(c))
-    return out
 
 
 __all__ = ["NO_TREE", "OptimalSearch"]
