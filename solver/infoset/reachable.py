@@ -7,7 +7,7 @@ minus another count may be typed -4..24); the values the game can give may be fe
 
     action_domain   per action, over every legal query and every hypothesis: exact on
                     the listed hypotheses when the (query x hypothesis) pairs are few
-                    enough to score (summary.EXACT_FEEDBACK_PAIRS), else the static
+                    enough to score (EXACT_PAIRS), else the static
                     type's values (a sound superset), flagged as such
     query_codes     per query, over every hypothesis of the prior: its feedback row,
                     one kernel call (what `play`, observation files and the API check a
@@ -36,6 +36,7 @@ from sleuth.compiler.api import (
 )
 
 CHEAP = 10**5  # assignments of the secret listed just to check a feedback, at most
+DENSE_CODES = 1 << 22  # feedback codes counted in a dense table; more: the distinct ones
 DECODED = 100_000  # distinct feedback codes decoded into per-component values, at most
 EXACT_PAIRS = 5 * 10**7  # (query x hypothesis) pairs scored for an exact action domain
 FORM_PAIRS = 4 * 10**6  # ... when a web form asks (a page load must stay quick: Black
@@ -93,7 +94,7 @@ def _action_domain(game: Game, action: CheckedAction, exact: bool,
                    pairs: int) -> tuple[dict[str, list[Any]] | None, bool]:
     got = None
     if exact:
-        codes = _reachable_codes(game, action, pairs)
+        codes = reachable_codes(game, action, pairs)
         if codes is not None and len(codes) <= DECODED:
             got = (decoded(game, action, codes), True)
     if got is None:
@@ -108,19 +109,29 @@ def listed(game: Game) -> bool:
     return ("hypotheses",) in game.memo or game.candidate_count() <= CHEAP
 
 
-def _reachable_codes(game: Game, action: CheckedAction, pairs: int) -> np.ndarray | None:
-    """Every code some legal query gives some hypothesis (None: too costly to score)."""
+def reachable_codes(game: Game, action: CheckedAction, pairs: int = EXACT_PAIRS,
+                    legal: int | None = None) -> np.ndarray | None:
+    """Every code some legal query gives some hypothesis, sorted (None: more than `pairs`
+    (query, hypothesis) pairs to score -- `legal` queries when the caller counted them,
+    else every argument tuple -- or hypotheses not listed). One scan per action, kept."""
     if not listed(game):
         return None
     try:
         h = game.hypotheses.size
         space = game.space(action.name)
-        if space.size * h > pairs:
-            return None
-        coder = game.coder(action.name)
     except BudgetError:  # a game too large to list: no exact domain
         return None
-    dense = coder.size <= 1 << 22
+    if (space.size if legal is None else legal) * h > pairs:
+        return None
+    return game.memo.get(("reachable-codes", action.name), lambda: _scan(game, action))
+
+
+def _scan(game: Game, action: CheckedAction) -> np.ndarray:
+    """The codes every legal query gives every hypothesis, block by block: a table of
+    every code when the feedback has few enough (one bincount a block), else the
+    distinct ones (a feedback's code space may run to billions)."""
+    h, coder, space = game.hypotheses.size, game.coder(action.name), game.space(action.name)
+    dense = coder.size <= DENSE_CODES
     rows = max(1, game.budget.memory_bytes // (4 * 8 * (h + (coder.size if dense else 0))))
     seen: np.ndarray = np.zeros(coder.size if dense else 0, dtype=bool if dense else np.int64)
     for ranks in space.legal_ranks(chunk=rows):

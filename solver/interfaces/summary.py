@@ -9,16 +9,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from sleuth.compiler.api import BudgetError, CheckedAction, Game, domain_size
 from sleuth.solver.infoset import queries
 from sleuth.solver.infoset.backends import DEFAULT_COUNTER, lists_hypotheses
 from sleuth.solver.infoset.counted import CountedBelief
-from sleuth.solver.infoset.reachable import action_domain
-
-EXACT_FEEDBACK_PAIRS = 5 * 10**7  # query x hypothesis pairs we score to count feedbacks
-DENSE_CODES = 1 << 22  # feedback codes counted in a dense table; more: the distinct ones
+from sleuth.solver.infoset.reachable import action_domain, reachable_codes
 
 
 def summarise(game: Game, spec_path: str, backend: str = "enum",
@@ -100,19 +95,9 @@ def describe_action(game: Game, action: CheckedAction, exact: bool = True) -> di
 
 
 def distinct_feedbacks(game: Game, query: str, legal: int | None) -> int | None:
-    """How many different feedbacks legal queries can produce (None when too costly)."""
-    if legal is None or legal * game.hypotheses.size > EXACT_FEEDBACK_PAIRS:
+    """How many different feedbacks legal queries can produce (None when too costly): the
+    reachable codes' count (reachable.py, one scan shared with `feedback_domain`)."""
+    if legal is None:
         return None
-    h, size = game.hypotheses.size, game.coder(query).size
-    dense = size <= DENSE_CODES  # a table of every code, one bincount a block; else the
-    # distinct codes, block by block: a feedback's code space may run to billions
-    rows = max(1, game.budget.memory_bytes // (4 * 8 * (h + (size if dense else 0))))
-    seen = np.zeros(size if dense else 0, dtype=bool if dense else np.int64)
-    for ranks in game.space(query).legal_ranks(chunk=rows):
-        if not len(ranks):
-            continue
-        if dense:
-            seen |= game.partition_counts(query, ranks).any(axis=0)
-        else:
-            seen = np.union1d(seen, game.feedback_matrix(query, ranks).ravel())
-    return int(seen.sum()) if dense else len(seen)
+    codes = reachable_codes(game, game.model.action(query), legal=legal)
+    return None if codes is None else len(codes)
