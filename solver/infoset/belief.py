@@ -185,22 +185,22 @@ class Belief:
         """After feedback `code` in a game with lies: a hypothesis whose true feedback it
         is keeps its lies; one for which it is an allowed false answer, with lies left,
         needs one more; the others are ruled out."""
+        from sleuth.solver.infoset.lies import OUT, answered
+
         game = self.game
         lied = np.zeros(len(self.index), dtype=np.int8) if self.lied is None else self.lied
-        truths = np.unique(codes).tolist()
-        allowed = game.false_answers(event.action, [*truths, code])[:len(truths), -1]
-        may_lie = dict(zip(truths, allowed.tolist(), strict=True))
-        true = codes == code
-        lie = ~true & (lied < game.model.lies.budget) & np.array(
-            [may_lie[int(c)] for c in codes.tolist()], dtype=bool)
-        keep = true | lie
+        truths = np.unique(codes)
+        allowed = game.false_answers(event.action, [*truths.tolist(), code])[:len(truths), -1]
+        may_lie = allowed[np.searchsorted(truths, codes)]
+        new = answered(lied, codes, code, may_lie, game.model.lies.budget)
+        keep = new != OUT
         if not keep.any():
             raise InconsistentObservations(
                 f"inconsistent observations: no remaining hypothesis gives {_text(what)}, "
                 f"even with the lies left", event.loc,
                 hint="check the values typed; the belief is unchanged")
-        new = np.where(true, lied, lied + 1).astype(np.int8)[keep]
-        return Belief(game, self.index[keep], None, self.history, new).after(
+        return Belief(game, self.index[keep], None, self.history,
+                      new[keep].astype(np.int8)).after(
             event.action, rank, code)
 
     def branch(self, query: Query, candidates: Candidates) -> Branch:

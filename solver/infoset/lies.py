@@ -38,6 +38,18 @@ OUT = -1  # a hypothesis the answers rule out
 PAIRS_CHECKED = 400  # hypotheses whose pairs are tried as symmetries, at most
 
 
+def answered(lied: np.ndarray, truth: np.ndarray, said: int, may_lie: np.ndarray,
+             budget: int) -> np.ndarray:
+    """The lies each hypothesis needs after the answer `said`, given the lies it needed
+    (`lied`) and its true feedback (`truth`): the same where `said` is the truth, one
+    more where a lie may give it (`may_lie`) and lies are left, OUT otherwise. The one
+    transition the beliefs, the search and the evaluation share; any shapes that
+    broadcast."""
+    true = truth == said
+    lie = ~true & (lied < budget) & may_lie
+    return np.where(true, lied, np.where(lie, lied + 1, OUT))
+
+
 class LieGame:
     """The transitions of a lying game over its outcome table (queries x hypotheses)."""
 
@@ -136,14 +148,10 @@ class LieGame:
         present = state != OUT
         out = []
         for f in np.flatnonzero(self.reach[q]).tolist():
-            true = present & (row == f)
-            lie = present & ~true & (state < self.budget) & self.false[q, row, f]
-            if not (true.any() or lie.any()):
-                continue
-            child = np.full(self.size, OUT, dtype=np.int8)
-            child[true] = state[true]
-            child[lie] = state[lie] + 1
-            out.append((f, child))
+            child = answered(state, row, f, present & self.false[q, row, f], self.budget)
+            child[~present] = OUT
+            if (child != OUT).any():
+                out.append((f, child.astype(np.int8)))
         return out
 
     def options(self, state: np.ndarray) -> tuple[np.ndarray, list[list[np.ndarray]]]:
@@ -162,13 +170,11 @@ class LieGame:
         sigs, news, kepts = [], [], []
         useful = np.ones(len(codes), dtype=bool)
         for f in np.flatnonzero(self.reach.any(axis=0)).tolist():
-            true = codes == f
-            lie = ~true & (k < self.budget)[None, :] & self.false[q_all, codes, f]
-            new = np.where(true, k, np.where(lie, k + 1, -1))
+            new = answered(k[None, :], codes, f, self.false[q_all, codes, f], self.budget)
             flat = (cls * width)[None, :] + new + 1 + q_all * (ncls * width)
             hist = np.bincount(flat.ravel(), minlength=len(codes) * ncls * width)
             hist = hist.reshape(len(codes), ncls * width)
-            kept = (true | lie).any(axis=1)
+            kept = (new != OUT).any(axis=1)
             useful &= ~(kept & (hist == parent[None, :]).all(axis=1))
             sigs.append(np.where(kept[:, None], hist, 0))
             news.append(new)
