@@ -225,11 +225,11 @@ class _Walker:
                 "evaluation enumerates deterministic feedback only",
                 hint="simulate games with random answers: `sleuth bench SPEC --trials N` "
                      "(or one: `sleuth solve SPEC --random-secret --seed N`)")
-        args = self.strategy.candidates.args(query)
-        if args.get(TURN, depth + 1) != depth + 1:
+        timed = self.game.model.action(query.action).timed
+        if timed and self.strategy.candidates.args(query)[TURN] != depth + 1:
             raise SleuthError(f"strategy {self.strategy.name} chose a query of turn "
-                              f"{args[TURN]} as query {depth + 1}",
-                              hint="this is a bug in Sleuth; please report it")
+                              f"{self.strategy.candidates.args(query)[TURN]} as query "
+                              f"{depth + 1}", hint="this is a bug in Sleuth; please report it")
         earlier = [(r, c) for a, r, c in belief.history if a == query.action]
         if earlier and not self.game.history_allows(query.action, np.array([query.rank]),
                                                     earlier)[0]:
@@ -262,7 +262,7 @@ class _Walker:
             after = child()
             # (a query that reads the turn may tell nothing now and still move the game on:
             # the turn's bound, max_queries, ends it)
-            if after.size == belief.size and self.strategy.deterministic and TURN not in args:
+            if after.size == belief.size and self.strategy.deterministic and not timed:
                 raise SleuthError(
                     f"strategy {self.strategy.name} makes no progress: "
                     f"{query.action} {self.strategy.candidates.args(query)} does not split "
