@@ -308,7 +308,7 @@ def test_every_strategy_is_registered():
     assert set(STRATEGIES) == {"entropy", "ises-sampled", "ises-sampled-partition",
                                "minimax", "expected-size",
                                "most-parts", "random", "random-consistent", "ismcts",
-                               "optimal", "optimal-worst", "lookahead", "tree"}
+                               "optimal", "optimal-worst", "static", "lookahead", "tree"}
 
 
 # ----------------------------------------------------------------------------- sleuth solve

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import TURN, Game, SleuthError, show_value
+from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.observe import (
     checked_args,
     checked_feedback,
@@ -75,15 +76,27 @@ def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any],
 
 
 def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
-    """Play every secret down the tree; {"secrets", "total", "worst"} or a SleuthError
-    saying which secret fails where. A game with lies is played against every way of lying
-    (evaluation/lying.py)."""
+    """Play every secret down the tree; {"secrets", "total", "worst",
+    "queries_before_known"} or a SleuthError saying which secret fails where. A game with
+    lies is played against every way of lying (evaluation/lying.py)."""
     if game.model.lies is not None:
         from sleuth.solver.evaluation.lying import verify_with_lies
 
         return verify_with_lies(game, document)
-    lengths, _ = _play(game, document)
-    return {"secrets": len(lengths), "total": int(lengths.sum()), "worst": int(lengths.max())}
+    lengths, nodes = _play(game, document)
+    return {"secrets": len(lengths), "total": int(lengths.sum()), "worst": int(lengths.max()),
+            "queries_before_known": before_known(game, nodes)}
+
+
+def before_known(game: Game, nodes: dict[bytes, dict[str, Any]]) -> int:
+    """How many distinct queries the tree asks while the goal's values are unknown (more
+    than one goal class reaches the node). A tree that asks k such queries proves a
+    static plan of k: asked all at once, their answers fix every secret's path, and so
+    its goal values (`--strategy static` finds the least such set)."""
+    classes = goal_classes(game)
+    asked = {json.dumps(q, sort_keys=True) for key, q in nodes.items()
+             if len(np.unique(classes[np.frombuffer(key, dtype=np.int64)])) > 1}
+    return len(asked)
 
 
 def tree_index(game: Game, document: dict[str, Any]) -> dict[bytes, dict[str, Any]]:

@@ -10,6 +10,8 @@
     ismcts         SO-ISMCTS, the baseline: determinised tree search, UCB1
     optimal        exact: the least expected number of queries (branch and bound)
     optimal-worst  exact: the least worst case, then the least expected number
+    static         exact: the fewest queries chosen before any answer that tell every
+                   secret apart (a separating set, by SAT)
     lookahead      a base score (--score) after the best second query (--depth 2)
     tree           a saved decision tree played back (--from-tree FILE)
 
@@ -39,6 +41,7 @@ from sleuth.solver.strategies.optimal import Optimal, OptimalWorst
 from sleuth.solver.strategies.playback import TreePlayback
 from sleuth.solver.strategies.randomised import RandomConsistent, RandomQuery
 from sleuth.solver.strategies.sampled import ISESSampled, ISESSampledPartition
+from sleuth.solver.strategies.static import Static
 
 STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     Entropy,
@@ -52,6 +55,7 @@ STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     ISMCTS,
     Optimal,
     OptimalWorst,
+    Static,
     Lookahead,
     TreePlayback,
 )}
@@ -99,7 +103,7 @@ __all__ = [
     "DEFAULT_STRATEGY", "ISMCTS", "STRATEGIES", "TOURNAMENT", "Entropy", "ExpectedSize",
     "ISESSampled", "ISESSampledPartition", "Lookahead", "Minimax", "MostParts", "Optimal",
     "OptimalWorst", "Option",
-    "RandomConsistent", "RandomQuery", "TreePlayback",
+    "RandomConsistent", "RandomQuery", "Static", "TreePlayback",
     "Scored", "ScoringStrategy", "Strategy", "applicable", "make_strategy",
     "mutual_information", "option_table", "pick_by_k", "strategy_class",
 ]

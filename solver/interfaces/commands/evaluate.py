@@ -108,7 +108,9 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     if "expected" in data:  # a weighted prior: the average a game has, not per hypothesis
         console.print(f"expected {data['expected']:.4f} queries a game (hypotheses weighted "
                       "by the prior)")
-    if proof is not None and proof["top"]:
+    if proof is not None and "statement" in proof:
+        console.print(proof["statement"])
+    elif proof is not None and proof["top"]:
         console.print(f"optimal ({proof['order']}) among strategies that ask only the first "
                       f"{proof['top']} queries of each set: an upper bound on the optimum "
                       f"(search: {proof['nodes']:,} information sets)")
@@ -156,11 +158,17 @@ def verify_tree_command(tree_file: str, spec: str, as_json: bool, **kwargs: Any)
             f"{got['worst']}")
     if claimed and claimed != {k: got[k] for k in claimed}:
         raise SleuthError(line + f"; the file claims {claimed}")
+    if claimed:
+        line += " (as the file claims)"
+    if "queries_before_known" in got:
+        k = got["queries_before_known"]
+        line += (f"; while a secret is unknown it asks {k:,} distinct {plural(k, 'query')}, "
+                 "which asked all at once tell every secret apart (a static plan)")
     if as_json:
         click.echo(json.dumps({"tree": tree_file, "spec": spec, **got,
                                "average": got["total"] / got["secrets"], "claimed": claimed}))
     else:
-        click.echo(line + (" (as the file claims)" if claimed else ""))
+        click.echo(line)
 
 
 def _typed(game: Any, query: dict) -> dict:

@@ -1,0 +1,81 @@
+"""`static`: a non-adaptive plan. The least set of queries whose answers tell every secret
+apart, all chosen before any answer (static_search.py), asked in canonical order.
+
+Played, the plan is asked in order, and a game ends as soon as its goal is reached; a
+plan query that can no longer tell the hypotheses left apart is skipped (its answer
+is known). When one hypothesis is left and the game still waits for a feedback
+that ends it (`stop_when`, as a code that must be guessed), the strategy asks the
+query that ends it, as `optimal` would. The plan's size is
+the static number (Goddard's count: the questions, not the final guess).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import show_value
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.strategies.base import ListedStrategy, Option
+from sleuth.solver.strategies.static_search import StaticPlan, StaticSearch
+
+
+class Static(ListedStrategy):
+    """The fewest queries chosen before any answer that identify every secret (SAT)."""
+
+    name = "static"
+    follows_history = False
+    sat_budget = Option(float, None, "seconds the SAT search may take before it gives up "
+                                 "(default: no limit)", minimum=0, open_min=True,
+                    optional=True)
+
+    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
+        super().__init__(candidates, seed, **options)
+        self.search = StaticSearch(candidates)
+        self._plan: StaticPlan | None = None
+        self._finisher: Any = None
+
+    @property
+    def plan(self) -> StaticPlan:
+        """The least plan, searched for on first use."""
+        if self._plan is None:
+            self._plan = self.search.solve(self.sat_budget)
+        return self._plan
+
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
+        if belief.size > 1:
+            asked = {(a, r) for a, r, _ in belief.history}
+            codes = self.search.table.codes
+            for q in self.plan.queries:  # the plan's next query that still tells something
+                query = self.search.queries[q]
+                if (query.action, query.rank) not in asked \
+                        and len(np.unique(codes[q, belief.index])) > 1:
+                    return query
+        if self._finisher is None:
+            from sleuth.solver.strategies.optimal import Optimal
+
+            self._finisher = Optimal(self.candidates, self.seed)
+        return self._finisher.choose(belief)
+
+    def proven(self, belief: AnyBelief) -> dict[str, Any]:
+        plan = self.plan
+        return {"total": None, "worst": None, "static": plan.size, "least": plan.least,
+                "queries": [self._text(self.search.queries[q]) for q in plan.queries],
+                "seconds": round(plan.seconds, 3), "sat_calls": plan.sat_calls,
+                "pairs": plan.pairs, "variables": plan.variables,
+                "orbit_clause": plan.orbit_clause,
+                "proofs": {str(k): round(s, 3) for k, s in plan.proofs.items()},
+                "statement": (f"static plan of {plan.size} queries, chosen before any "
+                              f"answer: proven least (no plan of {plan.size - 1} tells "
+                              f"every secret apart; SAT, {plan.sat_calls} calls, "
+                              f"{plan.pairs:,} pair clauses, {plan.seconds:.2f} s)")}
+
+
+    def _text(self, query: Query) -> dict[str, Any]:
+        args = self.candidates.args(query)
+        return {"query": query.action, "args": {k: show_value(v) for k, v in args.items()}}
+
+
+__all__ = ["Static"]
