@@ -1,6 +1,7 @@
 """The compiler's public API: the one module the solver (and every interface) imports.
 
     load_game(path) -> Game     a spec loaded, checked and compiled (kernels, spaces)
+    in_child(step) -> Ending    a step in a forked child, under a time and memory cap
     Game                        hypotheses, query spaces, feedback kernels, likelihoods,
                                 the symbolic space for counting backends
     errors                      SleuthError and its kinds, Loc (file:line:col)
@@ -41,7 +42,7 @@ from sleuth.compiler.errors import (
     did_you_mean,
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
-from sleuth.compiler.guard import add_reporter, reporting
+from sleuth.compiler.guard import Ending, add_reporter, in_child, reporting
 from sleuth.compiler.interpret import evaluate as interpret
 from sleuth.compiler.invariance import (
     legality_interchangeable,
@@ -63,7 +64,7 @@ from sleuth.compiler.values import coerce, coerce_text
 
 __all__ = [
     "COUNTERS", "BackendError", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter",
-    "Document", "add_reporter",
+    "Document", "Ending", "add_reporter", "in_child",
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",

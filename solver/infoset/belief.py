@@ -276,8 +276,7 @@ class Belief:
         """The encoded column of secret variable `name`, for the hypotheses in `index`."""
         table = self.game.hypotheses
         k = [v.name for v in table.variables].index(name)
-        col = table.columns[k]
-        return tuple(c[self.index] for c in col) if isinstance(col, tuple) else col[self.index]
+        return taken(table.columns[k], self.index)
 
     def determined(self, names: list[str]) -> bool:
         """True when each named variable has a single possible value."""
@@ -360,6 +359,12 @@ def check_history(game: Game, event: Event, rank: int,
                 f"'{query_text(event.action, game.space(event.action).value(before[0]))}'",
                 event.loc, hint="the spec's `history:` says what each query must keep of "
                                 "the earlier ones")
+
+
+def taken(col: Any, index: np.ndarray) -> Any:
+    """An encoded column's rows `index`: a sequence's or record's column is a tuple of
+    columns, nested as deep as its type (a sequence of records: a tuple of tuples)."""
+    return tuple(taken(c, index) for c in col) if isinstance(col, tuple) else col[index]
 
 
 __all__ = ["Belief", "InconsistentObservations", "check_history"]

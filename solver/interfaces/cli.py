@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {  # name -> module:function under sleuth.solver.inte
     "evaluate": "evaluate:evaluate",
     "verify-tree": "evaluate:verify_tree_command",
     "analyse": "analyse:analyse",
+    "atlas": "atlas:atlas",
     "bench": "bench:bench",
     "serve": "serve:serve",
 }
