@@ -294,3 +294,34 @@ def test_observation_errors_from_text():
 
 def test_worksheet_file_is_in_examples():
     assert Path(WORKSHEET).exists()
+
+
+def test_values_and_goal_classes_of_a_sequence_of_records():
+    """A secret that is a sequence of records (a fleet of ships) has a column nested two
+    deep; its goal classes are the distinct fleets, as the table's own values say."""
+    from sleuth.solver.infoset.goals import goal_classes
+
+    game = load_game_text("""
+game: Fleet
+domains:
+  Pos: {range: "0..3"}
+  Dir: {enum: [across, down]}
+  Ship: {record: {at: Pos, dir: Dir}}
+secret:
+  fleet: {seq: Ship, len: 2}
+  constraints: ["fleet[0].at < fleet[1].at"]
+queries:
+  fire:
+    args: {c: Pos}
+    feedback: "exists(fleet[i].at == c for i in 0..1)"
+goal: {identify: [fleet]}
+""")
+    table = game.hypotheses
+    belief = Belief(game, np.arange(table.size, dtype=np.int64))
+    (first, second) = belief.values("fleet")
+    assert len(first) == 2 and len(first[0]) == table.size  # (at, dir) per position
+    shown = [repr(table.value(h)["fleet"]) for h in range(table.size)]
+    classes = goal_classes(game)
+    for a in range(table.size):
+        for b in range(table.size):
+            assert (classes[a] == classes[b]) == (shown[a] == shown[b])
