@@ -2,6 +2,7 @@
 
     load_game(path) -> Game     a spec loaded, checked and compiled (kernels, spaces)
     in_child(step) -> Ending    a step in a forked child, under a time and memory cap
+    PlanFormula                 k queries as unknowns (a static plan for a SAT solver)
     Game                        hypotheses, query spaces, feedback kernels, likelihoods,
                                 the symbolic space for counting backends
     errors                      SleuthError and its kinds, Loc (file:line:col)
@@ -23,6 +24,7 @@ from sleuth.compiler.domains import (
     Domain,
     domain_size,
     domain_values,
+    held_value,
     multiset_table,
     set_elements,
     show_value,
@@ -58,13 +60,14 @@ from sleuth.compiler.likelihood import (
     answer_value,
 )
 from sleuth.compiler.memo import Memo, memoised
+from sleuth.compiler.query_plans import PlanFormula
 from sleuth.compiler.rules import TURN
 from sleuth.compiler.source import Document, scalar_value
 from sleuth.compiler.values import coerce, coerce_text
 
 __all__ = [
     "COUNTERS", "BackendError", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter",
-    "Document", "Ending", "add_reporter", "in_child",
+    "Document", "Ending", "PlanFormula", "add_reporter", "held_value", "in_child",
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",

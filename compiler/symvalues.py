@@ -24,6 +24,11 @@ class Sym(dict):
     """value -> formula under which an expression takes that value."""
 
 
+class Bits(dict):
+    """A set-valued unknown: each element of its universe -> the formula under which the
+    set holds it (compiler/query_plans.py: a query argument as an unknown)."""
+
+
 class Packed(tuple):
     """A secret sequence held by one group of its own (a multiset's counts)."""
 
@@ -164,5 +169,5 @@ class SymbolicAlgebra:
         return Sym(table)
 
 
-__all__ = ["MAX_CASES", "Packed", "Sym", "SymbolicAlgebra", "as_sym", "compare",
+__all__ = ["MAX_CASES", "Bits", "Packed", "Sym", "SymbolicAlgebra", "as_sym", "compare",
            "has_symbolic", "is_structured", "lift"]

@@ -16,6 +16,7 @@ from sleuth.compiler.builtins.record import Builtin, arity
 from sleuth.compiler.domains import domain_size, universe_size
 from sleuth.compiler.errors import SpecError
 from sleuth.compiler.ir import BoolT, DomainT, EnumT, FloatT, IntT, RangeT, SeqT, SetT, StrT
+from sleuth.compiler.symvalues import Bits
 from sleuth.compiler.typerules import (
     as_label,
     compatible,
@@ -100,6 +101,8 @@ def _size_kernel(compiler, node, args):
 
 
 def _size_lower(lowering, node, args):
+    if isinstance(args[0], Bits):  # a set as unknowns: how many of its elements hold
+        return lowering.fold_count(list(args[0].values()))
     return len(args[0]) if isinstance(args[0], tuple) else NotImplemented
 
 

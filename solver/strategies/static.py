@@ -18,7 +18,7 @@ import numpy as np
 from sleuth.compiler.api import show_value
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
-from sleuth.solver.strategies.static_search import StaticPlan, StaticSearch
+from sleuth.solver.strategies.static_search import METHODS, StaticPlan, StaticSearch
 
 
 class Static(ListedStrategy):
@@ -26,13 +26,18 @@ class Static(ListedStrategy):
 
     name = "static"
     follows_history = False
+    orbit_queries = True  # queries too many to list: the plan takes them as unknowns
     sat_budget = Option(float, None, "seconds the SAT search may take before it gives up "
                                  "(default: no limit)", minimum=0, open_min=True,
                     optional=True)
+    plan_queries = Option(str, "auto", "choose the plan among the listed queries, or with "
+                                       "the queries' arguments as the SAT problem's unknowns "
+                                       "(auto: listed when they can be listed)",
+                          choices=METHODS)
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
-        self.search = StaticSearch(candidates)
+        self.search = StaticSearch(candidates, self.plan_queries)
         self._plan: StaticPlan | None = None
         self._finisher: Any = None
 
@@ -47,11 +52,14 @@ class Static(ListedStrategy):
         belief = self.prepared(belief)
         if belief.size > 1:
             asked = {(a, r) for a, r, _ in belief.history}
-            codes = self.search.table.codes
-            for q in self.plan.queries:  # the plan's next query that still tells something
-                query = self.search.queries[q]
-                if (query.action, query.rank) not in asked \
-                        and len(np.unique(codes[q, belief.index])) > 1:
+            game = self.candidates.game
+            for query in self.plan.queries:  # the next query that still tells something
+                if (query.action, query.rank) in asked:
+                    continue
+                rank = np.array([query.rank], dtype=object if query.rank >= 1 << 63
+                                else np.int64)
+                if len(np.unique(game.feedback_matrix(query.action, rank,
+                                                      belief.index))) > 1:
                     return query
         if self._finisher is None:
             from sleuth.solver.strategies.optimal import Optimal
@@ -62,7 +70,7 @@ class Static(ListedStrategy):
     def proven(self, belief: AnyBelief) -> dict[str, Any]:
         plan = self.plan
         return {"total": None, "worst": None, "static": plan.size, "least": plan.least,
-                "queries": [self._text(self.search.queries[q]) for q in plan.queries],
+                "queries": [self._text(q) for q in plan.queries], "method": plan.method,
                 "seconds": round(plan.seconds, 3), "sat_calls": plan.sat_calls,
                 "pairs": plan.pairs, "variables": plan.variables,
                 "orbit_clause": plan.orbit_clause,

@@ -29,7 +29,7 @@ import numpy as np
 from sleuth.compiler.api import BudgetError, SleuthError, show_value
 from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.outcomes import OutcomeTable
-from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.infoset.queries import Candidates, Query
 
 SAT_SOLVER = "cadical153"
 
@@ -38,7 +38,7 @@ SAT_SOLVER = "cadical153"
 class StaticPlan:
     """A separating set of queries, and how it was found."""
 
-    queries: list[int]  # indices into the outcome table's queries, in canonical order
+    queries: list[Query]  # in canonical order (listed), or in the solver's (unknowns)
     least: bool  # proven: no plan with one query fewer exists
     lower: int  # the largest k proven impossible, plus one (== len(queries) when least)
     seconds: float
@@ -46,6 +46,7 @@ class StaticPlan:
     pairs: int = 0  # separation clauses the solver needed
     variables: int = 0  # distinct useful queries it chose among
     orbit_clause: int = 0  # queries in the symmetry clause (0: no symmetry used)
+    method: str = "listed"  # chosen among listed queries, or the queries as unknowns
     proofs: dict[int, float] = field(default_factory=dict)  # k -> seconds to prove no plan
 
     @property
@@ -68,19 +69,26 @@ def canonical_partitions(codes: np.ndarray) -> np.ndarray:
     return out
 
 
-class StaticSearch:
-    """The least separating set of one game's queries over its listed hypotheses."""
+METHODS = ("auto", "listed", "unknowns")
 
-    def __init__(self, candidates: Candidates):
+
+class StaticSearch:
+    """The least separating set of one game's queries over its listed hypotheses: chosen
+    among the listed queries, or (queries too many to list, or `method="unknowns"`) with
+    the queries' arguments as the SAT problem's unknowns (static_unknowns.py)."""
+
+    def __init__(self, candidates: Candidates, method: str = "auto"):
         game = candidates.game
         model = game.model
+        self.actions = [b.action for b in candidates.blocks] + \
+            [g.action for g in candidates.generators.values()]
         if model.lies is not None:
             raise SleuthError("a static plan needs answers that tell the truth; this spec's "
                               "answers may lie (`lies:`)", hint="use optimal-worst")
-        if model.confidence is not None or not candidates.blocks:
+        if model.confidence is not None or not self.actions:
             raise SleuthError("a static plan needs queries and a game that ends when the "
                               "secret is known", hint="use a heuristic strategy")
-        random = [b.action.name for b in candidates.blocks if not b.deterministic]
+        random = [a.name for a in self.actions if a.feedback is None]
         if random:
             raise SleuthError(f"a static plan needs deterministic feedback; '{random[0]}' "
                               "has random answers, so no set of queries is sure to tell "
@@ -90,18 +98,32 @@ class StaticSearch:
                               "the rest apart (`until_indistinguishable`) is not built yet: "
                               "only pairs with different goal values are separated",
                               hint="use optimal or a heuristic strategy")
-        if candidates.history_rules or any(b.action.timed for b in candidates.blocks):
+        if candidates.history_rules or any(a.timed for a in self.actions):
             raise SleuthError("a static plan asks queries in any order; this spec's legal "
                               "queries depend on the history or the turn",
                               hint="use optimal or a heuristic strategy")
         self.game = game
-        self.table = OutcomeTable(candidates)
-        self.queries = self.table.queries
         self.classes = goal_classes(game)
+        self.method = "unknowns" if method == "unknowns" or candidates.generators else "listed"
+        if method == "listed" and candidates.generators:
+            raise SleuthError(f"'{next(iter(candidates.generators))}' has too many queries "
+                              "to list", hint="--plan unknowns (the default) finds the "
+                                              "plan with the queries as unknowns")
+        if self.method == "listed":
+            self.table = OutcomeTable(candidates)
+            self.queries = self.table.queries
 
     def solve(self, budget: float | None = None) -> StaticPlan:
-        """The least plan (proven), or within `budget` seconds the least found so far
-        with the lower bound proven (a BudgetError when none is found)."""
+        """The least plan (proven), or a BudgetError after `budget` seconds."""
+        if self.method == "unknowns":
+            from sleuth.solver.strategies.static_unknowns import solve_unknowns
+
+            return solve_unknowns(self, budget)
+        plan = self._solve_listed(budget)
+        plan.queries = [self.queries[q] for q in plan.queries]
+        return plan
+
+    def _solve_listed(self, budget: float | None) -> StaticPlan:
         from pysat.card import ITotalizer
         from pysat.solvers import Solver
 
@@ -117,8 +139,8 @@ class StaticSearch:
         var_of = np.full(len(self.queries), -1, dtype=np.int64)  # query -> its variable
         var_of[useful] = rank[np.asarray(inverse).ravel()]
         self._check_separable(codes)
-        plan = StaticPlan([], False, self._lower_bound(codes[distinct]), 0.0,
-                          variables=len(distinct))
+        most = int(max(len(np.unique(row)) for row in codes[distinct])) if len(distinct) else 1
+        plan = StaticPlan([], False, self.counting_bound(most), 0.0, variables=len(distinct))
         if plan.lower == 0:
             plan.least, plan.seconds = True, time.perf_counter() - start
             return plan
@@ -152,7 +174,7 @@ class StaticSearch:
                     continue
                 model = solver.get_model()
                 chosen = np.array([v - 1 for v in model[:n] if v > 0], dtype=np.int64)
-                clauses = self._unseparated(sub, chosen)
+                clauses = self.unseparated(sub[chosen])
                 if not clauses:
                     plan.queries = distinct[chosen].tolist()
                     plan.least = True
@@ -172,7 +194,7 @@ class StaticSearch:
     def _check_separable(self, codes: np.ndarray) -> None:
         """A SleuthError naming two secrets that every query answers alike, when two
         such have different goal values: no plan exists."""
-        for s, t in self._unseparated(codes, np.arange(len(codes)), limit=1):
+        for s, t in self.unseparated(codes, limit=1):
             table = self.game.hypotheses
             shown = [{k: show_value(v) for k, v in table.value(h).items()} for h in (s, t)]
             raise SleuthError(f"no set of queries tells the secrets {shown[0]} and "
@@ -180,16 +202,16 @@ class StaticSearch:
                               "static plan exists",
                               hint="the goal asks for more than the queries can tell")
 
-    def _unseparated(self, codes: np.ndarray, chosen: np.ndarray,
-                     limit: int | None = None) -> list[tuple[int, int]]:
-        """Pairs of hypotheses with different goal values that the queries `chosen` answer
-        alike: for each group of equal answers, each class's first member with the next
-        class's (enough to rule this set out, and a few more like it)."""
-        if len(chosen):
-            _, group = np.unique(codes[chosen].T, axis=0, return_inverse=True)
+    def unseparated(self, rows: np.ndarray, limit: int | None = None) -> list[tuple[int, int]]:
+        """Pairs of hypotheses with different goal values that queries answer alike (their
+        codes `rows`, a row per query): for each group of equal answers, each class's first
+        member with the next class's (enough to rule this set out, and a few more like
+        it)."""
+        if len(rows):
+            _, group = np.unique(rows.T, axis=0, return_inverse=True)
             group = np.asarray(group).ravel()
         else:
-            group = np.zeros(codes.shape[1], dtype=np.int64)
+            group = np.zeros(len(self.classes), dtype=np.int64)
         order = np.lexsort((self.classes, group))
         g, c = group[order], self.classes[order]
         firsts = np.ones(len(order), dtype=bool)  # the first member of each (group, class)
@@ -219,13 +241,13 @@ class StaticSearch:
         pairs = np.unique(np.stack([group, self.classes]), axis=1)
         return len(np.unique(pairs[0])) < pairs.shape[1]
 
-    def _lower_bound(self, codes: np.ndarray) -> int:
-        """The least k for which k queries could give as many answer combinations as
-        there are goal classes (each query gives at most its most answers)."""
+    def counting_bound(self, most: int) -> int:
+        """The least k for which k queries of at most `most` answers each could give as
+        many answer combinations as there are goal classes."""
         classes = int(self.classes.max()) + 1 if len(self.classes) else 0
         if classes <= 1:
             return 0
-        most = max(2, int(max(len(np.unique(row)) for row in codes)))
+        most = max(2, most)
         return max(1, math.ceil(math.log(classes) / math.log(most) - 1e-9))
 
     def _orbit_clause(self, var_of: np.ndarray) -> list[int]:
@@ -241,4 +263,4 @@ class StaticSearch:
         return (vs + 1).tolist() if len(vs) < int((var_of >= 0).sum()) else []
 
 
-__all__ = ["StaticPlan", "StaticSearch", "canonical_partitions"]
+__all__ = ["METHODS", "StaticPlan", "StaticSearch", "canonical_partitions"]
