@@ -21,8 +21,10 @@ Symmetry breaking, each step sound:
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +34,12 @@ from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query
 
 SAT_SOLVER = "cadical153"
+INTERRUPTIBLE = "glucose4"  # under a time budget: CaDiCaL cannot be interrupted
+
+
+def sat_solver(budget: float | None) -> str:
+    """The SAT solver to use: CaDiCaL, or Glucose when a budget must interrupt a call."""
+    return SAT_SOLVER if budget is None else INTERRUPTIBLE
 
 
 @dataclass
@@ -70,6 +78,29 @@ def canonical_partitions(codes: np.ndarray) -> np.ndarray:
 
 
 METHODS = ("auto", "listed", "unknowns")
+
+
+def solve_within(solver: Any, assumptions: list[int], deadline: float | None) -> bool | None:
+    """The SAT solver's answer, or None when the deadline passes first (the solver is
+    interrupted from a timer thread: a single call can run for hours)."""
+    if deadline is None:
+        return solver.solve(assumptions=assumptions)
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    timer = threading.Timer(left, solver.interrupt)
+    timer.start()
+    try:
+        return solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+    finally:
+        timer.cancel()
+        solver.clear_interrupt()
+
+
+def out_of_time(budget: float | None, k: int, known: str = "") -> BudgetError:
+    return BudgetError(f"no static plan of {k} queries was found or ruled out within "
+                       f"{budget:g} s (none of {k - 1} exists{known})",
+                       hint="raise --sat-budget, or narrow the params (--set)")
 
 
 class StaticSearch:
@@ -154,7 +185,7 @@ class StaticSearch:
         # (a totalizer's size grows with its bound times the variables: bound it by the
         # greedy plan's size, not by the number of queries)
         total = ITotalizer(lits=list(range(1, n + 1)), ubound=len(greedy))
-        solver = Solver(name=SAT_SOLVER, bootstrap_with=total.cnf.clauses)
+        solver = Solver(name=sat_solver(budget), bootstrap_with=total.cnf.clauses)
         try:
             orbit = self._orbit_clause(var_of)
             if orbit:
@@ -162,13 +193,11 @@ class StaticSearch:
                 plan.orbit_clause = len(orbit)
             k, proved_at = plan.lower, time.perf_counter()
             while k < len(greedy):
-                if deadline is not None and time.perf_counter() > deadline:
-                    raise BudgetError(
-                        f"no static plan of {k} queries was found or ruled out within "
-                        f"{budget:g} s (none of {k - 1} exists)",
-                        hint="raise --sat-budget, or narrow the params (--set)")
                 plan.sat_calls += 1
-                if not solver.solve(assumptions=[-total.rhs[k]]):  # rhs[k]: more than k
+                found = solve_within(solver, [-total.rhs[k]], deadline)  # rhs[k]: > k
+                if found is None:
+                    raise out_of_time(budget, k, f"; a greedy plan has {len(greedy)}")
+                if not found:
                     plan.proofs[k] = time.perf_counter() - proved_at
                     k, proved_at = k + 1, time.perf_counter()
                     continue
@@ -263,4 +292,5 @@ class StaticSearch:
         return (vs + 1).tolist() if len(vs) < int((var_of >= 0).sum()) else []
 
 
-__all__ = ["METHODS", "StaticPlan", "StaticSearch", "canonical_partitions"]
+__all__ = ["INTERRUPTIBLE", "METHODS", "SAT_SOLVER", "StaticPlan", "StaticSearch",
+           "canonical_partitions"]

@@ -22,11 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import BudgetError, PlanFormula, SleuthError, held_value
+from sleuth.compiler.api import PlanFormula, SleuthError, held_value
 from sleuth.solver.infoset.queries import Query
 from sleuth.solver.infoset.reachable import reachable_codes
 
-SAT_SOLVER = "cadical153"
 MAX_PLAN = 64  # queries a plan may have before the search gives up
 
 
@@ -34,9 +33,15 @@ def solve_unknowns(search: Any, budget: float | None) -> Any:
     """The least static plan of `search` (a StaticSearch), its queries as unknowns."""
     from pysat.solvers import Solver
 
-    from sleuth.solver.strategies.static_search import StaticPlan
+    from sleuth.solver.strategies.static_search import (
+        StaticPlan,
+        out_of_time,
+        sat_solver,
+        solve_within,
+    )
 
     start = time.perf_counter()
+    deadline = None if budget is None else start + budget
     game = search.game
     if len(search.actions) != 1:
         raise SleuthError("a static plan with the queries as unknowns takes one kind of "
@@ -56,18 +61,16 @@ def solve_unknowns(search: Any, budget: float | None) -> Any:
     while k <= MAX_PLAN:
         formula = PlanFormula(game.model, action, k, hyps)
         builder = formula.builder()
-        solver = Solver(name=SAT_SOLVER, bootstrap_with=builder.clauses)
+        solver = Solver(name=sat_solver(budget), bootstrap_with=builder.clauses)
         added = len(builder.clauses)
         proved_at = time.perf_counter()
         try:
             while True:
-                if budget is not None and time.perf_counter() - start > budget:
-                    raise BudgetError(
-                        f"no static plan of {k} queries was found or ruled out within "
-                        f"{budget:g} s (none of {k - 1} exists)",
-                        hint="raise --sat-budget, or narrow the params (--set)")
                 plan.sat_calls += 1
-                if not solver.solve():
+                found = solve_within(solver, [], deadline)
+                if found is None:
+                    raise out_of_time(budget, k)
+                if not found:
                     plan.proofs[k] = time.perf_counter() - proved_at
                     break
                 queries = [Query(action.name, space.rank(args))
