@@ -332,7 +332,7 @@ def test_query_lowering_agrees_with_the_kernels(spec: str, overrides: dict) -> N
 
 
 def test_sat_budget_interrupts_a_long_call() -> None:
-    """MM(4,5): ruling out 4 queries takes minutes; a 1 s budget stops inside the SAT call
+    """MM(4,5): ruling out 4 queries takes minutes; a 1 s budget stops inside a SAT call
     and says what is known."""
     import time
 
@@ -341,7 +341,7 @@ def test_sat_budget_interrupts_a_long_call() -> None:
     game = load_game(MM, {"pegs": 4, "colours": 5})
     strategy = make_strategy("static", Candidates(game, "any"), sat_budget=1.0)
     start = time.perf_counter()
-    with pytest.raises(BudgetError, match=r"of 4 queries .* within 1 s \(none of 3 exists; "
+    with pytest.raises(BudgetError, match=r"of \d queries .* within 1 s \(none of \d exists; "
                                           r"a greedy plan has \d+\)"):
         _ = strategy.plan
     assert time.perf_counter() - start < 60  # not the minutes of the whole proof
