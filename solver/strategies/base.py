@@ -206,6 +206,19 @@ class Strategy:
         return None
 
 
+def require_exact(subject: str, model: Any, actions: list[Any], hint: str) -> None:
+    """The refusals every exact search shares (`subject`: "the optimal strategies need",
+    "a static plan needs"): a game with queries that ends when the secret is known, and
+    deterministic feedback (`hint`: what to use instead of random answers)."""
+    if model.confidence is not None or not actions:
+        raise SleuthError(f"{subject} queries and a game that ends when the secret is known",
+                          hint="use a heuristic strategy")
+    random = [a.name for a in actions if a.feedback is None]
+    if random:
+        raise SleuthError(f"{subject} deterministic feedback; '{random[0]}' has random "
+                          "answers", hint=hint)
+
+
 class ListedStrategy(Strategy):
     """A strategy that works on the game's listed hypotheses (indices into its table):
     the exact searches, and the playback of a saved tree."""

@@ -43,6 +43,7 @@ from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, has_stop
+from sleuth.solver.strategies.base import require_exact
 from sleuth.solver.strategies.optimal_bounds import external as _external
 from sleuth.solver.strategies.optimal_bounds import fill as _fill
 
@@ -60,14 +61,9 @@ class OptimalSearch:
         if model.prior is not None:
             raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
                               "its secrets", hint="use entropy, or evaluate a heuristic")
-        if model.confidence is not None or not candidates.blocks:
-            raise SleuthError("the optimal strategies need queries and a game that ends when "
-                              "the secret is known", hint="use a heuristic strategy")
-        random = [b.action.name for b in candidates.blocks if not b.deterministic]
-        if random:
-            raise SleuthError(f"the optimal strategies need deterministic feedback; "
-                              f"'{random[0]}' has random answers",
-                              hint="simulate with a heuristic: sleuth bench SPEC --trials N")
+        require_exact("the optimal strategies need", model,
+                      [b.action for b in candidates.blocks],
+                      "simulate with a heuristic: sleuth bench SPEC --trials N")
         self.game = game
         self.stop_game = has_stop(game)
         table = OutcomeTable(candidates)

@@ -32,6 +32,7 @@ from sleuth.compiler.api import BudgetError, SleuthError, show_value
 from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query
+from sleuth.solver.strategies.base import require_exact
 
 SAT_SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # under a time budget: CaDiCaL cannot be interrupted
@@ -116,14 +117,9 @@ class StaticSearch:
         if model.lies is not None:
             raise SleuthError("a static plan needs answers that tell the truth; this spec's "
                               "answers may lie (`lies:`)", hint="use optimal-worst")
-        if model.confidence is not None or not self.actions:
-            raise SleuthError("a static plan needs queries and a game that ends when the "
-                              "secret is known", hint="use a heuristic strategy")
-        random = [a.name for a in self.actions if a.feedback is None]
-        if random:
-            raise SleuthError(f"a static plan needs deterministic feedback; '{random[0]}' "
-                              "has random answers, so no set of queries is sure to tell "
-                              "the secrets apart", hint="use entropy, or bench a heuristic")
+        require_exact("a static plan needs", model, self.actions,
+                      "no set of queries is sure to tell secrets apart under random "
+                      "answers: use entropy, or bench a heuristic")
         if model.until_indistinguishable:
             raise SleuthError("a static plan for a goal that also ends when no query can tell "
                               "the rest apart (`until_indistinguishable`) is not built yet: "
