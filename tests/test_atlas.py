@@ -84,3 +84,16 @@ def test_atlas_budget_cuts_and_says_so(tmp_path: Path) -> None:
     assert "optimal" in entry["cut"]  # the proven optimum of MM(4,6) takes seconds
     assert "optimal" not in entry
     assert "cut at the 0.2 s budget" in (tmp_path / "atlas.html").read_text()
+
+
+def test_atlas_writes_the_page_and_fails_on_a_spec_it_cannot_read(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: X\nsecret: {x: Nope}\nqueries:\n  a: {args: {y: Nope}, "
+                   "feedback: \"x\"}\n")
+    result = CliRunner().invoke(cli, ["atlas", str(bad), "higher-lower", "--out",
+                                      str(tmp_path / "out"), "--workers", "1"])
+    assert result.exit_code == 1
+    assert f"{bad}:2:13: unknown domain 'Nope'" in str(result.exception)
+    page = json.loads((tmp_path / "out" / "atlas.json").read_text())
+    assert [g["spec"] for g in page["games"]] == [str(bad), "higher-lower"]
+    assert page["games"][1]["optimal"]["total"] > 0

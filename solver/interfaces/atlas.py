@@ -82,7 +82,7 @@ def game_entry(spec: str, budget: float) -> dict[str, Any]:
     try:
         game = load_game(spec_path(spec))
     except SleuthError as err:
-        entry["errors"]["load"] = err.message
+        entry["errors"]["load"] = str(err)  # with its file:line:col and hint
         entry["seconds"] = round(time.monotonic() - start, 2)
         return entry
     entry["game"], entry["params"] = game.model.game, dict(game.model.params)

@@ -60,3 +60,7 @@ def atlas(specs: tuple[str, ...], out: str, budget: float, workers: int,
                                "games": entries}, indent=2, default=str))
     else:
         click.echo(f"atlas of {len(entries)} games in {meta['seconds']:.0f} s: {files[1]}")
+    unread = [e["errors"]["load"] for e in entries if "load" in e["errors"]]
+    if unread:  # the page holds the rest; a spec that cannot be read is still an error
+        raise SleuthError(f"{len(unread)} of the specs could not be read (the page holds "
+                          "the others):\n" + "\n".join(unread))
