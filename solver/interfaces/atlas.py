@@ -22,6 +22,7 @@ from sleuth.compiler.api import SleuthError, in_child, load_game, spec_path
 
 COMPARED = ("minimax", "optimal")  # evaluated beside the analysis's entropy
 SIMULATED_GAMES = 200  # seeded games of entropy where answers are random
+EVERY_SECRET_UP_TO = 20_000  # games played against every secret; larger ones are sampled
 
 
 KINDS = {  # a game's kind -> what the atlas computes for it
@@ -48,34 +49,37 @@ def kind_of(game: Any) -> str:
 
 
 def atlas_entries(specs: list[str], budget: float, workers: int = 1,
-                  heard: Callable[[int, int, dict[str, Any]], None] | None = None
-                  ) -> list[dict[str, Any]]:
+                  heard: Callable[[int, int, dict[str, Any]], None] | None = None,
+                  every_up_to: int = EVERY_SECRET_UP_TO) -> list[dict[str, Any]]:
     """One entry per spec, in the order given; `heard(done, total, entry)` hears each as
-    it finishes."""
+    it finishes. Games of at most `every_up_to` secrets are played against all of them,
+    larger ones on the analysis's seeded sample."""
     entries: dict[int, dict[str, Any]] = {}
-    for i, entry in _run(specs, budget, workers):
+    for i, entry in _run(specs, budget, workers, every_up_to):
         entries[i] = entry
         if heard:
             heard(len(entries), len(specs), entry)
     return [entries[i] for i in range(len(specs))]
 
 
-def _run(specs: list[str], budget: float, workers: int
+def _run(specs: list[str], budget: float, workers: int, every_up_to: int
          ) -> Iterator[tuple[int, dict[str, Any]]]:
     if workers <= 1:
         for i, spec in enumerate(specs):
-            yield i, game_entry(spec, budget)
+            yield i, game_entry(spec, budget, every_up_to)
         return
     # spawned workers (not forked from a parent that may hold threads); each forks one
     # child per step, as in a single process
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(game_entry, spec, budget): i for i, spec in enumerate(specs)}
+        futures = {pool.submit(game_entry, spec, budget, every_up_to): i
+                   for i, spec in enumerate(specs)}
         for done in as_completed(futures):
             yield futures[done], done.result()
 
 
-def game_entry(spec: str, budget: float) -> dict[str, Any]:
+def game_entry(spec: str, budget: float, every_up_to: int = EVERY_SECRET_UP_TO
+               ) -> dict[str, Any]:
     """One game's entry, its steps run in children within `budget` seconds in all."""
     start = time.monotonic()
     entry: dict[str, Any] = {"spec": spec, "budget_seconds": budget, "cut": [], "errors": {}}
@@ -104,7 +108,8 @@ def game_entry(spec: str, budget: float) -> dict[str, Any]:
             else:
                 entry["errors"][step] = "not played: the analysis did not run"
             continue
-        end = in_child(lambda step=step, sample=sample: _step(step, game, spec, sample),
+        end = in_child(lambda step=step, sample=sample: _step(step, game, spec, sample,
+                                                              every_up_to),
                        timeout=left,
                        quiet_stdout=True, what=f"{spec}: {step}")
         if end.kind == "ok":
@@ -121,11 +126,12 @@ def game_entry(spec: str, budget: float) -> dict[str, Any]:
     return entry
 
 
-def _step(step: str, game: Any, spec: str, sample: dict[str, Any]) -> dict[str, Any]:
+def _step(step: str, game: Any, spec: str, sample: dict[str, Any],
+          every_up_to: int) -> dict[str, Any]:
     if step == "summary":
         return _summary(game, spec)
     if step == "analysis":
-        return _analysis(game, spec)
+        return _analysis(game, spec, every_up_to)
     if step == "simulated":
         return _simulated(game, spec)
     return _evaluated(step, game, spec, sample)
@@ -144,12 +150,16 @@ def _summary(game: Any, spec: str) -> dict[str, Any]:
             "feedbacks": [q.get("feedback_values") for q in s["queries"]]}
 
 
-def _analysis(game: Any, spec: str) -> dict[str, Any]:
+def _analysis(game: Any, spec: str, every_up_to: int) -> dict[str, Any]:
     from sleuth.solver.evaluation.analysis import analyse
     from sleuth.solver.infoset.queries import Candidates
     from sleuth.solver.strategies import make_strategy
 
-    result = analyse(game, make_strategy("entropy", Candidates(game, "any")), spec)
+    # every secret where that is cheap (the totals are then evaluate's own, comparable with
+    # published ones); the analysis's seeded sample above
+    n = game.hypotheses.size
+    result = analyse(game, make_strategy("entropy", Candidates(game, "any")), spec,
+                     secrets=n if n <= every_up_to else None)
     data = result.to_json()
     ev = result.evaluation
     sampled = None if ev.secrets == result.hypotheses else ev.secrets

@@ -160,7 +160,8 @@ the entropy left after each round (<code>sleuth analyse</code>, docs/analysis.md
 strategies' columns: total queries over the secrets played, the average and the worst
 case, exactly as <code>sleuth evaluate</code> prints them (the command is in
 atlas.json); <code>optimal</code> is the proven optimum, where the budget allows it. Games
-with more than {SAMPLE_ABOVE:,} secrets are played on a seeded sample of {SAMPLE_SIZE}. A
+with more than {meta.get('every_secret_up_to', SAMPLE_ABOVE):,} secrets are played on a
+seeded sample of {SAMPLE_SIZE} (the analysis's), and have no optimum. A
 game whose answers may lie shows the worst case proven against the liar
 (<code>optimal-worst</code>); one with random answers, seeded games of
 <code>entropy</code> (<code>sleuth bench</code>); one of observations only has no query to

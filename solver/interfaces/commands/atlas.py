@@ -13,7 +13,8 @@ from typing import Any
 import click
 
 from sleuth.compiler.api import SleuthError, bundled_specs
-from sleuth.solver.interfaces.atlas import atlas_entries
+from sleuth.solver.evaluation.analysis import SAMPLE_SIZE
+from sleuth.solver.interfaces.atlas import EVERY_SECRET_UP_TO, atlas_entries
 
 DEFAULT_BUDGET = 60.0  # seconds per game
 
@@ -28,8 +29,12 @@ DEFAULT_BUDGET = 60.0  # seconds per game
                    "reported as cut.")
 @click.option("--workers", type=click.IntRange(1), default=2, show_default=True,
               help="Games computed at once, each in its own process.")
+@click.option("--every-secret-up-to", "every_up_to", type=click.IntRange(0),
+              default=EVERY_SECRET_UP_TO, show_default=True,
+              help="Play games of at most this many secrets against every one; larger "
+                   f"games on a seeded sample of {SAMPLE_SIZE}.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def atlas(specs: tuple[str, ...], out: str, budget: float, workers: int,
+def atlas(specs: tuple[str, ...], out: str, budget: float, workers: int, every_up_to: int,
           as_json: bool) -> None:
     """Compare the design of SPECS (default: every bundled spec) on one page: sizes,
     entropy, first moves, interest, game lengths, heuristic totals beside the optimum."""
@@ -47,13 +52,14 @@ def atlas(specs: tuple[str, ...], out: str, budget: float, workers: int,
         click.echo(f"atlas {done}/{total}: {entry['spec']} in {entry['seconds']:.1f} s"
                    + (f" ({'; '.join(notes)})" if notes else ""), err=True)
 
-    entries = atlas_entries(names, budget, workers, heard)
+    entries = atlas_entries(names, budget, workers, heard, every_up_to)
     from sleuth.solver.interfaces.atlas_page import write_atlas  # loads matplotlib
 
     meta = {"command": "sleuth " + " ".join(shlex.quote(a) for a in sys.argv[1:])
             if sys.argv[1:2] == ["atlas"] else "sleuth atlas",
             "date": datetime.date.today().isoformat(), "budget_seconds": budget,
-            "workers": workers, "seconds": round(time.monotonic() - start, 1)}
+            "workers": workers, "every_secret_up_to": every_up_to,
+            "seconds": round(time.monotonic() - start, 1)}
     files = write_atlas(entries, Path(out), meta)
     if as_json:
         click.echo(json.dumps({**meta, "files": [str(f) for f in files],
