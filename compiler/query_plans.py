@@ -1,5 +1,6 @@
 """Queries as unknowns: a non-adaptive plan of k queries as one boolean formula, for a SAT
-solver, when the queries are too many to list (the coin's weighings of 39 coins).
+solver, when the queries are too many to list (two set-valued arguments over a universe
+of 39 give 3 x 10^17 legal queries).
 
 The lowering of compiler/boolean.py is turned around: the secret is concrete (one
 hypothesis at a time, bound in the environment) and the k queries' arguments are

@@ -6,7 +6,7 @@ plan query that can no longer tell the hypotheses left apart is skipped (its ans
 is known). When one hypothesis is left and the game still waits for a feedback
 that ends it (`stop_when`, as a code that must be guessed), the strategy asks the
 query that ends it, as `optimal` would. The plan's size is
-the static number (Goddard's count: the questions, not the final guess).
+the static number (the usual count: the questions, not the final guess).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A static plan with the queries as the SAT problem's unknowns: for games whose queries
-are too many to list (the coin's weighings of 39 coins: 3 x 10^17), or on request.
+are too many to list (pairs of sets over 39 elements: 3 x 10^17), or on request.
 
 k queries of the game's one action are encoded by the compiler (compiler/query_plans.py,
 through compiler.api.PlanFormula): their arguments as boolean variables, their
