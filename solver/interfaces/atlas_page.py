@@ -63,14 +63,21 @@ def cell_text(entry: dict[str, Any], name: str) -> str:
 
 
 def small_plot(entry: dict[str, Any]) -> str:
-    """Entropy per round (mean, min-max band) and the game lengths, as an embedded PNG;
-    empty when the analysis did not run."""
+    """The best first-move classes (expected bits left), entropy per round (mean, min-max
+    band) and the game lengths, as one embedded PNG; empty when no game was played."""
     a = entry.get("analysis")
     played = a["lengths"] if a else strategy_result(entry, "entropy") or \
         strategy_result(entry, "optimal")
     if not played:
         return ""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(4.2, 1.5))
+    fig, (first, left, right) = plt.subplots(1, 3, figsize=(6.3, 1.5))
+    classes = (a or {}).get("first_moves", {}).get("classes", [])
+    if classes:
+        first.bar(range(len(classes)), [c["expected_entropy_bits"] for c in classes],
+                  color="#8172b2")
+        first.set_title("best first moves: bits left", fontsize=7)
+    else:
+        first.axis("off")
     if a:
         rounds = a["entropy_per_round"]
         xs = [r["round"] for r in rounds]
@@ -85,13 +92,14 @@ def small_plot(entry: dict[str, Any]) -> str:
     hist = played["histogram"]
     right.bar([int(k) for k in hist], list(hist.values()), color="#55a868")
     right.set_title("game lengths", fontsize=7)
-    for ax in (left, right):
+    for ax in (first, left, right):
         ax.tick_params(labelsize=6)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
-    return ('<img alt="entropy per round and game lengths" src="data:image/png;base64,'
+    return ('<img alt="first moves, entropy per round and game lengths" '
+            'src="data:image/png;base64,'
             + base64.b64encode(buf.getvalue()).decode() + '">')
 
 
@@ -127,12 +135,20 @@ def row(entry: dict[str, Any]) -> str:
 
 
 def _args(args: dict[str, Any]) -> str:
-    return " ".join(f"{k}={json.dumps(v)}" for k, v in args.items())
+    """Arguments as people write them: a sequence of letters or digits run together
+    (a word, a code), anything else as JSON."""
+    def shown(v: Any) -> str:
+        if isinstance(v, list) and v and all(
+                (isinstance(x, str) and len(x) == 1) or (isinstance(x, int) and 0 <= x < 10)
+                for x in v):
+            return "".join(map(str, v))
+        return json.dumps(v)
+    return " ".join(f"{k}={shown(v)}" for k, v in args.items())
 
 
 HEAD = ("game", "hypotheses", "queries", "entropy (bits)", "first moves", "spatial (bits)",
         "temporal (bits)", "entropy: total / avg / worst", "minimax", "optimal (proven)",
-        "time", "entropy per query; game lengths")
+        "time", "first moves; entropy per query; game lengths")
 
 
 def html_page(entries: list[dict[str, Any]], meta: dict[str, Any]) -> str:
