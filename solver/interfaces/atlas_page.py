@@ -135,13 +135,11 @@ def row(entry: dict[str, Any]) -> str:
 
 
 def _args(args: dict[str, Any]) -> str:
-    """Arguments as people write them: a sequence of letters or digits run together
-    (a word, a code), anything else as JSON."""
+    """Arguments as people write them: a sequence of letters run together (a word),
+    anything else as JSON (numbers stay apart: a set of coins is not a code)."""
     def shown(v: Any) -> str:
-        if isinstance(v, list) and v and all(
-                (isinstance(x, str) and len(x) == 1) or (isinstance(x, int) and 0 <= x < 10)
-                for x in v):
-            return "".join(map(str, v))
+        if isinstance(v, list) and v and all(isinstance(x, str) and len(x) == 1 for x in v):
+            return "".join(v)
         return json.dumps(v)
     return " ".join(f"{k}={shown(v)}" for k, v in args.items())
 
