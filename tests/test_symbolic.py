@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 
 from sleuth.compiler.boolean import Lowering, Sym
 from sleuth.compiler.sdd import DiagramBuilder, count
-from sleuth.solver.infoset.backends import BACKENDS, DEFAULT_COUNTER, ENUMERATED, prior_belief
+from sleuth.solver.infoset.backends import (
+    BELIEF_BACKENDS,
+    DEFAULT_COUNTER,
+    ENUMERATED,
+    prior_belief,
+)
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.observe import Event, apply_event
 from sleuth.solver.interfaces.cli import cli
@@ -187,14 +192,14 @@ def test_every_backend_agrees(name, data):
     approx (ApproxMC within its stated tolerance; its listing is exact)."""
     g = game(name, **SMALL[name])
     secret = g.hypotheses.value(data.draw(st.integers(0, g.hypotheses.size - 1)))
-    beliefs = [prior_belief(g, b) for b in BACKENDS]
+    beliefs = [prior_belief(g, b) for b in BELIEF_BACKENDS]
     query = g.model.queries[0]
     for _ in range(data.draw(st.integers(0, 2))):
         args = g.space(query.name).value(int(data.draw(st.sampled_from(
             list(legal_ranks(name, query.name, tuple(SMALL[name].items())))))))
         event = Event(query.name, args, feedback=g.reference_feedback(query.name, args, secret))
         beliefs = [apply_event(b, event) for b in beliefs]
-    by_name = dict(zip(BACKENDS, beliefs, strict=True))
+    by_name = dict(zip(BELIEF_BACKENDS, beliefs, strict=True))
     enum = by_name.pop(ENUMERATED)
     expected = enum.marginals()
     for backend, counted in by_name.items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sleuth.compiler.counters.approx import ApproxCounter
 from sleuth.compiler.counters.base import Counter
 from sleuth.compiler.counters.cnf import GanakCounter
+from sleuth.compiler.counters.factored import FactoredCounter
 from sleuth.compiler.counters.sdd import DiagramCounter
 from sleuth.compiler.errors import SleuthError, did_you_mean
 
@@ -17,6 +18,7 @@ COUNTERS: dict[str, type[Counter]] = {c.name: c for c in (
     DiagramCounter,
     GanakCounter,
     ApproxCounter,
+    FactoredCounter,
 )}
 
 

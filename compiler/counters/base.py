@@ -19,7 +19,9 @@ OPTIONAL (the defaults say what they cost or refuse):
     supported()                 whether the optional library it needs is installed
 
 Class attributes: `name` (its `--backend` name), `exact` (False: counts are
-estimates within `guarantee`), `help` (one line for the command line).
+estimates within `guarantee`), `conditions` (False: it counts the constraints only,
+and `conjoin` with a formula refuses: no beliefs after observations), `help` (one
+line for the command line).
 Copy TEMPLATE.py to add one, and register it in counters/__init__.py.
 """
 
@@ -39,6 +41,7 @@ class Counter(ABC):
 
     name: ClassVar[str] = ""
     exact: ClassVar[bool] = True
+    conditions: ClassVar[bool] = True
     help: ClassVar[str] = ""
 
     def __init__(self, space: SymbolicSpace):

@@ -23,6 +23,8 @@ PRIORS: dict[str, Callable[[Game], InformationSet]] = {
     **{name: partial(CountedBelief.prior, backend=name) for name in COUNTERS},
 }
 BACKENDS = tuple(PRIORS)
+# the backends whose beliefs condition on observations (the others count the prior only)
+BELIEF_BACKENDS = tuple(n for n in BACKENDS if n == ENUMERATED or COUNTERS[n].conditions)
 
 
 def choose_backend(game: Game, requested: str | None) -> str:
