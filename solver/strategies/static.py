@@ -1,12 +1,14 @@
 """`static`: a non-adaptive plan. The least set of queries whose answers tell every secret
-apart, all chosen before any answer (static_search.py), asked in canonical order.
+apart, all chosen before any answer (static_search.py: among the listed queries, or with
+the queries as unknowns, static_unknowns.py).
 
-Played, the plan is asked in order, and a game ends as soon as its goal is reached; a
-plan query that can no longer tell the hypotheses left apart is skipped (its answer
-is known). When one hypothesis is left and the game still waits for a feedback
-that ends it (`stop_when`, as a code that must be guessed), the strategy asks the
-query that ends it, as `optimal` would. The plan's size is
-the static number (the usual count: the questions, not the final guess).
+Played, the plan is asked in its order (canonical for listed queries), and a game
+ends as soon as its goal is reached; a plan query that can no longer tell the
+hypotheses left apart is skipped (its answer is known). When one hypothesis is left
+and the game still waits for a feedback that ends it (`stop_when`, as a code that
+must be guessed), the strategy asks the query that ends it, as `optimal` would. The
+plan's size is the static number (the usual count: the questions, not the final
+guess).
 """
 
 from __future__ import annotations
