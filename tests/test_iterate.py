@@ -19,7 +19,7 @@ from sleuth.compiler.game import load_game_text
 from sleuth.compiler.ir import IntT, TupleT
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.evaluation.transcript import play_secret
-from sleuth.solver.infoset.backends import BACKENDS, ENUMERATED, prior_belief
+from sleuth.solver.infoset.backends import BELIEF_BACKENDS, ENUMERATED, prior_belief
 from sleuth.solver.infoset.observe import Event, apply_event
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import make_strategy
@@ -75,7 +75,7 @@ def test_iterate_stops_at_the_limit():
             assert game.reference_feedback("ask", a, hyp)["feedback"] == want
 
 
-@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != ENUMERATED])
+@pytest.mark.parametrize("backend", [b for b in BELIEF_BACKENDS if b != ENUMERATED])
 def test_iterate_is_lowered_for_the_counting_backends(backend):
     game = load_game_text(GCD.replace("n: 40", "n: 12"))
     secret = {"x": 8}
@@ -177,7 +177,7 @@ def test_let_values_are_shared_and_not_reported():
                     ("left" if hyp["x"] < a["q"] else "right")}
             assert game.coder("ask").decode(int(codes[q, h])) == want
             assert game.reference_feedback("ask", a, hyp) == want
-    for backend in BACKENDS:
+    for backend in BELIEF_BACKENDS:
         if backend != ENUMERATED:
             belief = apply_event(prior_belief(game, backend), Event(
                 "ask", {"q": 5}, feedback={"near": False, "side": "left"}))
