@@ -134,8 +134,8 @@ class StaticSearch:
         self.method = "unknowns" if method == "unknowns" or candidates.generators else "listed"
         if method == "listed" and candidates.generators:
             raise SleuthError(f"'{next(iter(candidates.generators))}' has too many queries "
-                              "to list", hint="--plan unknowns (the default) finds the "
-                                              "plan with the queries as unknowns")
+                              "to list", hint="--plan-queries auto (the default) takes the "
+                                              "queries as unknowns when they cannot be listed")
         if self.method == "listed":
             self.table = OutcomeTable(candidates)
             self.queries = self.table.queries
