@@ -71,7 +71,7 @@ def test_atlas_kinds_lies_random_answers_observations(tmp_path: Path) -> None:
     assert sum(noisy["simulated"]["histogram"].values()) == bench["trials"] == 200
     assert spy["steps"] == ["summary"] and spy["summary"]["queries"] == 0
     page = (tmp_path / "atlas.html").read_text()
-    assert "worst case against the liar" in page and "simulated: 200 games" in page
+    assert "worst case against lies" in page and "simulated: 200 games" in page
     assert "no queries to choose" in page
 
 

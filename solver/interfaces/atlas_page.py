@@ -51,7 +51,7 @@ def cell_text(entry: dict[str, Any], name: str) -> str:
                 f"± {got['ci95']:.2f}, worst {got['worst']}")
     if got is not None:
         text = f"{got['total']:,} / {got['average']:.4f} / {got['worst']}"
-        return text + (" (worst case against the liar)" if "optimal-worst" in entry else "")
+        return text + (" (worst case against lies)" if "optimal-worst" in entry else "")
     for step in COLUMN_STEPS[name]:
         if step in entry.get("cut", []):
             return f"cut at the {entry['budget_seconds']:g} s budget"
@@ -136,7 +136,7 @@ def row(entry: dict[str, Any]) -> str:
 
 def _args(args: dict[str, Any]) -> str:
     """Arguments as people write them: a sequence of letters run together (a word),
-    anything else as JSON (numbers stay apart: a set of coins is not a code)."""
+    anything else as JSON (numbers stay apart: a set of numbers is not a word)."""
     def shown(v: Any) -> str:
         if isinstance(v, list) and v and all(isinstance(x, str) and len(x) == 1 for x in v):
             return "".join(v)
@@ -176,7 +176,7 @@ case, exactly as <code>sleuth evaluate</code> prints them (the command is in
 atlas.json); <code>optimal</code> is the proven optimum, where the budget allows it. Games
 with more than {meta.get('every_secret_up_to', SAMPLE_ABOVE):,} secrets are played on a
 seeded sample of {SAMPLE_SIZE} (the analysis's), and have no optimum. A
-game whose answers may lie shows the worst case proven against the liar
+game whose answers may lie shows the worst case proven against lies
 (<code>optimal-worst</code>); one with random answers, seeded games of
 <code>entropy</code> (<code>sleuth bench</code>); one of observations only has no query to
 choose.</p>
