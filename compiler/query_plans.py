@@ -43,9 +43,6 @@ class QueryLowering(Lowering):
             raise self.refuse(node, "this construct")
         return handler(node, env)
 
-    def _by_value(self, node: ir.Node, env: dict[str, Any]) -> Sym | None:
-        return None
-
     def _name(self, node: ir.Name, env):
         key = node.ref[1]
         if key in env:

@@ -24,7 +24,7 @@ from sleuth.compiler.api import TURN, Game, SleuthError, show_value
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.goals import goal_reached
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper, has_stop
+from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.strategies import Strategy
 from sleuth.solver.wording import counted
 
@@ -133,7 +133,7 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     weights = {} if game.model.prior is None else {
         int(k): float(w) for k, w in zip(keys, root.prior_weights(ranks), strict=True)}
     return Evaluation(spec, strategy.name, c.guesses, lengths,
-                      _query_json(c, first) if first else {}, time.perf_counter() - start,
+                      c.shown(first) if first else {}, time.perf_counter() - start,
                       weights, walker.nodes.get(0) if tree else None)
 
 
@@ -141,10 +141,6 @@ def _goal_json(game: Game, belief: AnyBelief) -> dict[str, Any]:
     """The goal variables' values of a belief whose goal is reached."""
     top = belief.top(1)[0][0]
     return {name: show_value(top[name]) for name in game.model.identify}
-
-
-def _query_json(c: Candidates, q: Query) -> dict[str, Any]:
-    return {"query": q.action, "args": {k: show_value(v) for k, v in c.args(q).items()}}
 
 
 class _Walker:
@@ -243,7 +239,7 @@ class _Walker:
         children = ((code, lambda code=code: branch.child(code))
                     for code in np.unique(target_codes).tolist())
         keep = self.record or self.split is not None  # the tree, or its deferred places
-        node: dict[str, Any] = {"query": _query_json(self.strategy.candidates, query),
+        node: dict[str, Any] = {"query": self.strategy.candidates.shown(query),
                                 "secrets": len(targets), "branches": []} if self.record \
             else {"branches": []}
         coder = self.game.coder(query.action)

@@ -24,7 +24,7 @@ from sleuth.solver.infoset.lies import OUT
 def evaluate_with_lies(game: Game, strategy: Any, spec: str, tree: bool = False,
                           progress: Any = None) -> Any:
     """The Evaluation of `strategy` on every secret, each against the worst lies."""
-    from sleuth.solver.evaluation.evaluate import Evaluation, _query_json
+    from sleuth.solver.evaluation.evaluate import Evaluation
 
     search = getattr(strategy, "lie_search", None)
     if search is None:
@@ -51,7 +51,7 @@ def evaluate_with_lies(game: Game, strategy: Any, spec: str, tree: bool = False,
         if not first:
             first.append(query)
         coder = game.coder(query.action)
-        node: dict[str, Any] = {"query": _query_json(strategy.candidates, query),
+        node: dict[str, Any] = {"query": strategy.candidates.shown(query),
                                 "secrets": int((state != OUT).sum()), "branches": []}
         for label, child in lies.children(state, q):
             feedback = {k: show_value(v) for k, v in coder.decode(
@@ -65,7 +65,7 @@ def evaluate_with_lies(game: Game, strategy: Any, spec: str, tree: bool = False,
     keys = np.arange(lies.size)
     return Evaluation(spec, strategy.name, strategy.candidates.guesses,
                       {int(k): int(lengths[k]) for k in keys},
-                      _query_json(strategy.candidates, first[0]) if first else {},
+                      strategy.candidates.shown(first[0]) if first else {},
                       time.perf_counter() - start, {}, shape if tree else None)
 
 

@@ -33,6 +33,7 @@ from sleuth.compiler.api import (
     answer_matrix,
     interpret,
     ir,
+    show_value,
 )
 from sleuth.solver.infoset.codes import (
     MIN_ROWS,
@@ -316,6 +317,11 @@ class Candidates:
 
     def args(self, query: Query) -> dict[str, Any]:
         return self.game.space(query.action).value(query.rank)
+
+    def shown(self, query: Query) -> dict[str, Any]:
+        """A query as JSON: its action and its arguments as people write them."""
+        return {"query": query.action,
+                "args": {k: show_value(v) for k, v in self.args(query).items()}}
 
     # -- outcomes
 

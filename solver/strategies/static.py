@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import show_value
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
 from sleuth.solver.strategies.static_search import METHODS, StaticPlan, StaticSearch
@@ -72,7 +71,8 @@ class Static(ListedStrategy):
     def proven(self, belief: AnyBelief) -> dict[str, Any]:
         plan = self.plan
         return {"total": None, "worst": None, "static": plan.size, "least": plan.least,
-                "queries": [self._text(q) for q in plan.queries], "method": plan.method,
+                "queries": [self.candidates.shown(q) for q in plan.queries],
+                "method": plan.method,
                 "seconds": round(plan.seconds, 3), "sat_calls": plan.sat_calls,
                 "pairs": plan.pairs, "variables": plan.variables,
                 "orbit_clause": plan.orbit_clause,
@@ -82,10 +82,6 @@ class Static(ListedStrategy):
                               f"every secret apart; SAT, {plan.sat_calls} calls, "
                               f"{plan.pairs:,} pair clauses, {plan.seconds:.2f} s)")}
 
-
-    def _text(self, query: Query) -> dict[str, Any]:
-        args = self.candidates.args(query)
-        return {"query": query.action, "args": {k: show_value(v) for k, v in args.items()}}
 
 
 __all__ = ["Static"]
