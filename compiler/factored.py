@@ -101,13 +101,15 @@ class FactorGraph:
             return int(self.masks[0].sum())
         # the last two parts are summed as a matrix product when no factor over three
         # parts or more reaches them; else the last one alone, as a vector
-        tail = 2 if k >= 2 and all(len(s) == 2 or s[-1] < k - 2 for s, _ in self.factors) \
-            else 1
+        tail = 2 if all(len(s) == 2 or s[-1] < k - 2 for s, _ in self.factors) else 1
         prefix = self._join(k - tail)
         return self._finish(prefix, tail)
 
     def _join(self, upto: int) -> np.ndarray:
-        """Every assignment of parts 0..upto-1 that the factors within them allow."""
+        """Every assignment of parts 0..upto-1 that the factors within them allow (with
+        none, the one empty assignment)."""
+        if upto == 0:
+            return np.zeros((1, 0), dtype=np.int64)
         rows = np.flatnonzero(self.masks[0])[:, None].astype(np.int64)
         for j in range(1, upto):
             out = []

@@ -99,6 +99,32 @@ def test_factored_counts_factors_over_three_parts(last: str) -> None:
     assert game.hypotheses.size == want
 
 
+TWO = """
+game: Two
+domains: {D: {range: "1..6"}}
+secret:
+  a: D
+  b: D
+  constraints: ["CONSTRAINT"]
+queries:
+  ask:
+    args: {x: D}
+    feedback: "a == x"
+goal: {identify: [a, b]}
+"""
+
+
+@pytest.mark.parametrize("constraint", ["a < b", "a + b != 7"])
+def test_factored_counts_two_parts(constraint: str) -> None:
+    """Two parts: no join, the matrix product alone (it counted one per value of the
+    first part too many before)."""
+    game = load_game_text(TWO.replace("CONSTRAINT", constraint))
+    counter = game.counter("factored")
+    want = sum(1 for a, b in itertools.product(range(1, 7), repeat=2)
+               if eval(constraint, {}, {"a": a, "b": b}))  # noqa: S307
+    assert counter.count(counter.start()) == game.hypotheses.size == want
+
+
 def test_factored_refuses_observations() -> None:
     game = load_game_text(FLEET)
     counter = game.counter("factored")
