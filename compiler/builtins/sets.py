@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from sleuth.compiler.builtins.record import Builtin, arity
+from sleuth.compiler.circuit import FALSE, TRUE
 from sleuth.compiler.errors import SpecError
 from sleuth.compiler.ir import BoolT, SetT
 from sleuth.compiler.symvalues import Bits
@@ -36,8 +37,6 @@ def _lower(combine, result):
     def lower(lowering, node, args):
         if not any(isinstance(a, Bits) for a in args):
             return NotImplemented
-        from sleuth.compiler.circuit import FALSE, TRUE
-
         c = lowering.circuit
         universe = next(a for a in args if isinstance(a, Bits))
 
