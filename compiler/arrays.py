@@ -121,6 +121,18 @@ def select(t: Type, cond: Any, a: Any, b: Any) -> Any:
     return np.where(cond, a, b)
 
 
+def cast(t: Type, value: Any) -> Any:
+    """A value in t's encoding: integers in t's smallest dtype (as `select` gives them),
+    without a copy when they already are; other values as they are."""
+    if isinstance(value, tuple):
+        types = component_parts(t, len(value))
+        return tuple(cast(ct, x) for ct, x in zip(types, value, strict=True))
+    if isinstance(t, IntT | EnumT):
+        return np.asarray(value, dtype=int_dtype(t if isinstance(t, IntT)
+                                                 else IntT(0, len(t.values) - 1)))
+    return value
+
+
 def component_parts(t: Type, n: int) -> list[Type]:
     """Part types of a tuple-encoded value (a bare type stands for n equal parts)."""
     if isinstance(t, SeqT | TupleT | RecordT):
@@ -128,5 +140,5 @@ def component_parts(t: Type, n: int) -> list[Type]:
     return [t] * n
 
 
-__all__ = ["accumulate", "all_of", "any_of", "component_parts", "dtype_of", "element", "equal",
-           "select", "zero"]
+__all__ = ["accumulate", "all_of", "any_of", "cast", "component_parts", "dtype_of", "element",
+           "equal", "select", "zero"]

@@ -15,12 +15,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from sleuth.compiler import ir
+from sleuth.compiler import ir, rules
 from sleuth.compiler.declarations import BUILTIN_DOMAINS, Declarations, Table
-from sleuth.compiler.domains import (
-    Domain,
-    enum_domain,
-)
+from sleuth.compiler.domains import Domain, enum_domain
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.forms import FORMS, LikelihoodForm
 from sleuth.compiler.hidden import Hidden, hidden_from, is_number, prior_factor
@@ -136,6 +133,7 @@ class Model:
     # remaining hypotheses apart
     until_indistinguishable: bool = False
     lies: Lies | None = None  # lies: at most a budget of false answers in a game (rules.py)
+    rounds: rules.Rounds | None = None  # rounds: queries grouped into rounds, scored first
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -239,7 +237,7 @@ class Checker(Declarations):
                      param_count(spec.goal.max_queries, self.params, "max_queries", 1),
                      tuple(sorted(self.strings)), dict(self.tables),
                      spec.goal.confidence, spec.goal.until_indistinguishable,
-                     check_lies(self, queries))
+                     check_lies(self, queries), rules.check_rounds(self, queries))
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

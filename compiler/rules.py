@@ -1,5 +1,6 @@
 """Rules over a game's course rather than one query: how long a game may run (`goal:
-max_queries`) and how many of its answers may be false (`lies:`).
+max_queries`), how many of its answers may be false (`lies:`) and how its queries group
+into rounds (`rounds:`).
 
     max_queries   a number, or an int param's name (so `--set` changes it)
     lies          `budget`: at most that many answers in a whole game are false, chosen
@@ -10,6 +11,10 @@ max_queries`) and how many of its answers may be false (`lies:`).
                   give is allowed. A lie is a property of the answerer, not of the
                   secret: the hypotheses stay the secret's, and each carries how many
                   lies its answers have used (solver/infoset/lies.py).
+    rounds        `share`: arguments every query has; consecutive queries that give them
+                  the same values form one round, of at most `most` queries (both
+                  optional, one needed). A game with rounds is scored by rounds, then by
+                  queries (solver/infoset/rounds.py counts them).
 """
 
 from __future__ import annotations
@@ -140,5 +145,34 @@ def check_lies(checker: Any, queries: list[CheckedAction]) -> Lies | None:
     return out
 
 
-__all__ = ["SAID", "TURN", "TURNS", "Lies", "always", "check_lies", "param_count",
-           "reads_turn", "said_type", "turn_domain"]
+@dataclass
+class Rounds:
+    """The checked `rounds:`: the arguments a round's queries share, and its size."""
+
+    share: tuple[str, ...]
+    most: int | None
+    loc: Loc
+
+
+def check_rounds(checker: Any, queries: list[CheckedAction]) -> Rounds | None:
+    """The spec's `rounds:`, checked: each shared name an argument of every query."""
+    decl = checker.spec.rounds
+    if decl is None:
+        return None
+    most = None if decl.most is None else param_count(decl.most, checker.params,
+                                                      "a round's most", 1)
+    for name, loc in decl.share:
+        for q in queries:
+            names = [a.name for a in q.args if a.name != TURN]
+            if name not in names:
+                raise SpecError(f"a round shares '{name}', which is not an argument of "
+                                f"query '{q.name}'", loc,
+                                hint=did_you_mean(name, names)
+                                or "every query needs the arguments a round shares")
+    if len({n for n, _ in decl.share}) != len(decl.share):
+        raise SpecError("rounds' share repeats an argument", decl.loc)
+    return Rounds(tuple(n for n, _ in decl.share), most, decl.loc)
+
+
+__all__ = ["SAID", "TURN", "TURNS", "Lies", "Rounds", "always", "check_lies", "check_rounds",
+           "param_count", "reads_turn", "said_type", "turn_domain"]

@@ -22,7 +22,7 @@ from sleuth.compiler.parse import parse_expr
 from sleuth.compiler.source import Document, scalar_value
 
 TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
-            "observations", "goal", "data", "lies")
+            "observations", "goal", "data", "lies", "rounds")
 ACTION_KEYS = ("args", "legal", "history", "let", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
 GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence", "until_indistinguishable")
@@ -93,6 +93,17 @@ class LiesDecl:
 
 
 @dataclass
+class RoundsDecl:
+    """`rounds:` -- a game played in rounds: consecutive queries that give the same values
+    to the `share` arguments form one round, of at most `most` queries; scored by rounds,
+    then queries."""
+
+    share: list[tuple[str, Loc]]
+    most: int | tuple[str, Loc] | None  # a number, or a param's name and place
+    loc: Loc
+
+
+@dataclass
 class TableDecl:
     name: str
     file: str
@@ -118,6 +129,7 @@ class Spec:
     goal: Goal
     data: dict[str, TableDecl] = field(default_factory=dict)
     lies: LiesDecl | None = None
+    rounds: RoundsDecl | None = None
 
 
 class Reader:
@@ -223,7 +235,29 @@ def read_spec(doc: Document) -> Spec:
         goal=_read_goal(r, top["goal"][1]) if "goal" in top else Goal(None, None, None),
         data=_read_data(r, top["data"][1]) if "data" in top else {},
         lies=_read_lies(r, top["lies"][1]) if "lies" in top else None,
+        rounds=_read_rounds(r, top["rounds"][1]) if "rounds" in top else None,
     )
+
+
+def _read_rounds(r: Reader, node: Node) -> RoundsDecl:
+    fields = r.mapping(node, "rounds", ("share", "most"))
+    share = [] if "share" not in fields else [
+        (r.name(n, "a shared argument"), r.loc(n))
+        for n in r.sequence(fields["share"][1], "rounds' share")]
+    most = None
+    if "most" in fields:
+        value = fields["most"][1]
+        most = r.scalar(value, "the queries in a round")
+        if isinstance(most, str) and NAME_RE.match(most):
+            most = (most, r.loc(value))
+        elif not isinstance(most, int) or isinstance(most, bool) or most < 1:
+            raise SpecError("a round's 'most' must be a whole number >= 1 or an int param's "
+                            "name", r.loc(value), hint="rounds: {share: [code], most: 3}")
+    if not share and most is None:
+        raise SpecError("rounds needs 'share' (the arguments a round's queries keep), 'most' "
+                        "(its queries at most), or both", r.loc(node),
+                        hint="rounds: {share: [code], most: 3}")
+    return RoundsDecl(share, most, r.loc(node))
 
 
 def _read_lies(r: Reader, node: Node) -> LiesDecl:

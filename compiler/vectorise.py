@@ -31,6 +31,7 @@ from sleuth.compiler import ir
 from sleuth.compiler.arrays import (
     all_of,
     any_of,
+    cast,
     dtype_of,
     element,
     equal,
@@ -218,7 +219,15 @@ class Compiler:
 
     def _ifexpr(self, node: ir.IfExpr) -> Fn:
         c, a, b, t = self(node.cond), self(node.then), self(node.other), node.type
-        return lambda ctx: select(t, c(ctx), a(ctx), b(ctx))
+
+        def run(ctx):
+            cond = c(ctx)
+            if np.ndim(cond) == 0:  # one condition for the whole block (a def's constant
+                # argument, a loop variable): only the branch taken, in t's dtype
+                return cast(t, (a if bool(cond) else b)(ctx))
+            return select(t, cond, a(ctx), b(ctx))
+
+        return run
 
     def _rangeexpr(self, node: ir.RangeExpr) -> Fn:
         lo, hi = self(node.lo), self(node.hi)
