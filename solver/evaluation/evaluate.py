@@ -25,6 +25,7 @@ from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.infoset.rounds import RoundRule
 from sleuth.solver.strategies import Strategy
 from sleuth.solver.wording import counted
 
@@ -45,6 +46,7 @@ class Evaluation:
     seconds: float
     weights: dict[int, float] = field(default_factory=dict)  # prior, when not uniform
     tree: dict[str, Any] | None = None  # the decision tree, when asked for (trees.py)
+    rounds: dict[int, int] = field(default_factory=dict)  # rounds used (a game in rounds)
 
     @property
     def secrets(self) -> int:
@@ -74,6 +76,16 @@ class Evaluation:
             "histogram": {str(k): v for k, v in self.histogram.items()},
             "first_query": self.first_query, "seconds": round(self.seconds, 4),
         }
+        if self.rounds:  # scored by rounds first; the worst game is the most rounds, then
+            games = [(self.rounds[h], n) for h, n in self.lengths.items()]  # queries
+            total = sum(self.rounds.values())
+            out["rounds"] = {"total": total, "average": total / self.secrets,
+                             "average_fraction": str(Fraction(total, self.secrets)),
+                             "worst": max(self.rounds.values()),
+                             "worst_game": dict(zip(("rounds", "queries"), max(games),
+                                                    strict=True)),
+                             "histogram": {str(k): v for k, v in sorted(
+                                 Counter(self.rounds.values()).items())}}
         if self.weights:
             w = sum(self.weights.values())
             out["expected"] = sum(self.weights[h] * n for h, n in self.lengths.items()) / w
@@ -116,6 +128,9 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     walker.record = tree
     walker.first = first
     if workers is not None:
+        if game.model.rounds is not None:
+            raise SleuthError("a game in rounds is evaluated on one core (its rounds follow "
+                              "each whole game)", hint="drop --workers/--scheduler")
         if recipe is None or observer is not None or root.listing() is not root:
             raise SleuthError("a split evaluation needs the enumerated backend and a recipe, "
                               "and no observer", hint="drop --workers/--scheduler")
@@ -132,9 +147,10 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     c = strategy.candidates
     weights = {} if game.model.prior is None else {
         int(k): float(w) for k, w in zip(keys, root.prior_weights(ranks), strict=True)}
+    rounds = {int(keys[t]): n for t, n in walker.rounds.items()}
     return Evaluation(spec, strategy.name, c.guesses, lengths,
                       c.shown(first) if first else {}, time.perf_counter() - start,
-                      weights, walker.nodes.get(0) if tree else None)
+                      weights, walker.nodes.get(0) if tree else None, rounds)
 
 
 def _goal_json(game: Game, belief: AnyBelief) -> dict[str, Any]:
@@ -165,6 +181,9 @@ class _Walker:
         self.deferred: list[tuple[np.ndarray, np.ndarray, int, tuple]] = []
         self.slots: list[dict[str, Any]] = []  # the tree's entries the workers fill
         self.first: Query | None = None  # the query at the root, if it is given
+        self.rule = RoundRule(strategy.candidates) if RoundRule.applies(
+            strategy.candidates) else None
+        self.rounds: dict[int, int] = {}  # a game in rounds: the rounds each target used
 
     def run_deferred(self, workers: Workers, recipe: Recipe) -> None:
         """Walk the deferred subtrees on the workers, largest first; merge their lengths
@@ -184,9 +203,13 @@ class _Walker:
 
         workers.map(walk_part, tasks, done)
 
-    def finish(self, targets: np.ndarray, depth: int) -> None:
+    def finish(self, targets: np.ndarray, depth: int, history: tuple = ()) -> None:
+        """The targets' games end after `depth` queries, the `history` asked."""
         for t in targets.tolist():
             self.lengths[t] = depth
+        if self.rule is not None:
+            rounds, _ = self.rule.of_history(history)
+            self.rounds.update(dict.fromkeys(targets.tolist(), rounds))
         if self.progress:
             self.progress(len(targets))
 
@@ -200,7 +223,7 @@ class _Walker:
         if self.observer:
             self.observer(depth, belief.entropy_bits(), targets)
         if not self.stop_game and goal_reached(belief, self.game):
-            self.finish(targets, depth)
+            self.finish(targets, depth, belief.history)
             if self.record:
                 self.nodes[depth] = {"secrets": len(targets), "solved": _goal_json(
                     self.game, belief)}
@@ -250,7 +273,8 @@ class _Walker:
             if self.stop_game and self.stops(query, code):
                 if self.observer:
                     self.observer(depth + 1, child().entropy_bits(), mine)
-                self.finish(mine, depth + 1)
+                self.finish(mine, depth + 1,
+                            belief.history + ((query.action, query.rank, code),))
                 if keep:
                     node["branches"].append({"feedback": feedback, "end": True,
                                              "secrets": len(mine)})

@@ -81,6 +81,13 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
                               f"and worst {proof['worst']}, but its tree gives "
                               f"{data['total']} and {data['worst']}",
                               hint="this is a bug in Sleuth; please report it")
+        made = data.get("rounds", {})
+        if "rounds" in proof and (proof["rounds"], proof["worst_game"]) != (
+                made.get("total"), made.get("worst_game")):
+            raise SleuthError(f"{strategy.name}: the search proved {proof['rounds']} rounds "
+                              f"(worst game {proof['worst_game']}), but its tree gives "
+                              f"{made.get('total')} ({made.get('worst_game')})",
+                              hint="this is a bug in Sleuth; please report it")
         data["proven"] = proof
     if tree_file is not None:
         meta = {"spec": spec, "params": {k: v for k, v in game.model.params.items()},
@@ -105,6 +112,14 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     console.print(f"total {data['total']:,}   average {data['average']:.4f}"
                   f"{'' if '/' not in fraction else f' ({fraction})'}   worst {data['worst']}   "
                   f"first query {first_text}")
+    if "rounds" in data:
+        made = data["rounds"]
+        fraction = made["average_fraction"]
+        console.print(f"rounds {made['total']:,}   average {made['average']:.4f}"
+                      f"{'' if '/' not in fraction else f' ({fraction})'}   worst game "
+                      f"{made['worst_game']['rounds']} rounds, "
+                      f"{made['worst_game']['queries']} queries   (scored by rounds, then "
+                      "queries)")
     if "expected" in data:  # a weighted prior: the average a game has, not per hypothesis
         console.print(f"expected {data['expected']:.4f} queries a game (hypotheses weighted "
                       "by the prior)")
