@@ -199,9 +199,12 @@ def _simulated(game: Any, spec: str) -> dict[str, Any]:
 
 
 def _lengths(ev: Any, command: str) -> dict[str, Any]:
-    return {"secrets": ev.secrets, "total": ev.total, "average": float(ev.average),
-            "worst": ev.worst, "histogram": {str(k): v for k, v in ev.histogram.items()},
-            "command": command}
+    out = {"secrets": ev.secrets, "total": ev.total, "average": float(ev.average),
+           "worst": ev.worst, "histogram": {str(k): v for k, v in ev.histogram.items()},
+           "command": command}
+    if ev.rounds:  # a game in rounds, scored by rounds first (optimal minimises those)
+        out["rounds"] = sum(ev.rounds.values())
+    return out
 
 
 def _command(spec: str, strategy: str, secrets: int | None) -> str:

@@ -51,6 +51,8 @@ def cell_text(entry: dict[str, Any], name: str) -> str:
                 f"± {got['ci95']:.2f}, worst {got['worst']}")
     if got is not None:
         text = f"{got['total']:,} / {got['average']:.4f} / {got['worst']}"
+        if "rounds" in got:  # scored by rounds, then queries
+            text += f" in {got['rounds']:,} rounds"
         return text + (" (worst case against lies)" if "optimal-worst" in entry else "")
     for step in COLUMN_STEPS[name]:
         if step in entry.get("cut", []):
