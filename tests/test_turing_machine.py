@@ -310,3 +310,18 @@ def test_optimal_worst_takes_the_fewest_rounds_in_the_worst_game(capsys):
     worst = evaluate_json(capsys, cards, "optimal-worst")["rounds"]["worst_game"]
     expected = evaluate_json(capsys, cards, "optimal")["rounds"]["worst_game"]
     assert (worst["rounds"], worst["queries"]) <= (expected["rounds"], expected["queries"])
+
+
+def test_each_solved_game_counts_the_rounds_evaluate_counts():
+    """`solve`'s transcript (one game at a time, its rounds counted step by step) and
+    `evaluate`'s tree (every secret at once, counted at the leaves) agree per secret."""
+    from sleuth.solver.evaluation.transcript import play_secret
+
+    g = game("turing-machine", **overrides(PROBLEMS["booklet 02"][0]))
+    for name in ("optimal", "entropy"):
+        strategy = make_strategy(name, Candidates(g))
+        ev = evaluate_strategy(g, strategy, "tm")
+        for h in range(g.hypotheses.size):
+            t = play_secret(g, make_strategy(name, Candidates(g)), h)
+            assert (t.round_count, len(t.steps)) == (ev.rounds[h], ev.lengths[h])
+            assert t.rounds == sorted(t.rounds) and t.rounds[0] == 1

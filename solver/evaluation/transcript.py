@@ -31,6 +31,7 @@ from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.goals import ambiguous, goal_reached, goal_values
 from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.infoset.rounds import RoundRule
 from sleuth.solver.strategies import Strategy
 
 
@@ -61,6 +62,11 @@ class Transcript:
     # goal: {until_indistinguishable}: how many goal values were left when no query could
     # tell them apart (1: the secret was identified)
     left: int = 1
+    rounds: list[int] | None = None  # a game in rounds (`rounds:`): each step's round
+
+    @property
+    def round_count(self) -> int | None:
+        return None if self.rounds is None else (self.rounds[-1] if self.rounds else 0)
 
     @property
     def correct(self) -> bool | None:
@@ -74,6 +80,10 @@ class Transcript:
                "hypotheses": self.start_hypotheses,
                "entropy_bits": self.start_entropy_bits, "queries": len(self.steps),
                "solved": self.solved, "steps": [s.to_json() for s in self.steps]}
+        if self.rounds is not None:
+            out["rounds"] = self.round_count
+            for step, r in zip(out["steps"], self.rounds, strict=True):
+                step["round"] = r
         if self.left > 1:
             out["indistinguishable"] = self.left
         if self.guess is not None:
@@ -158,6 +168,10 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
     stop, stops = has_stop(game), Stopper(game)
     limit = min(max_steps, game.model.max_queries or max_steps)
     t = Transcript(secret_game.hypotheses.value(secret), belief.size, belief.entropy_bits())
+    rule = RoundRule(strategy.candidates) if RoundRule.applies(strategy.candidates) else None
+    state: Any = None  # the round in progress
+    if rule is not None:
+        t.rounds = []
     while len(t.steps) < limit:
         if not stop and goal_reached(belief, game):
             t.solved = True
@@ -167,6 +181,9 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
         query = strategy.choose(belief)
         event = outcome(secret_game, query, strategy.candidates.args(query), secret, rng)
         after = apply_event(belief, event)
+        if rule is not None and t.rounds is not None:
+            opened, state = rule.step(state, rule.key(query.action, query.rank))
+            t.rounds.append((t.round_count or 0) + opened)
         t.steps.append(Step(event, after.size, after.entropy_bits(), after.kl_bits(belief),
                             strategy.work() or None))
         belief = strategy.prepared(after)

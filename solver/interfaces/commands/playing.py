@@ -99,8 +99,9 @@ def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: in
         console.print(f"over after {count_text(len(t.steps))}: no query tells the last "
                       f"{t.left} apart")
     else:
-        console.print(f"solved in {count_text(len(t.steps))}" if t.solved
-                      else f"not solved after {count_text(len(t.steps))}")
+        used = count_text(len(t.steps)) + ("" if t.rounds is None else
+                                           f", {counted(t.round_count or 0, 'round')}")
+        console.print(f"solved in {used}" if t.solved else f"not solved after {used}")
     if t.guess is not None:
         guess = ", ".join(f"{k} = {format_value(v)}" for k, v in t.guess.items())
         console.print(f"final guess {guess} with posterior {t.posterior:.4f} "
