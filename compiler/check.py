@@ -134,6 +134,7 @@ class Model:
     until_indistinguishable: bool = False
     lies: Lies | None = None  # lies: at most a budget of false answers in a game (rules.py)
     rounds: rules.Rounds | None = None  # rounds: queries grouped into rounds, scored first
+    cover: dict[str, ir.Node] | None = None  # goal: {cover}: per query, its condition
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -237,7 +238,8 @@ class Checker(Declarations):
                      param_count(spec.goal.max_queries, self.params, "max_queries", 1),
                      tuple(sorted(self.strings)), dict(self.tables),
                      spec.goal.confidence, spec.goal.until_indistinguishable,
-                     check_lies(self, queries), rules.check_rounds(self, queries))
+                     check_lies(self, queries), rules.check_rounds(self, queries),
+                     rules.check_cover(self, queries))
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

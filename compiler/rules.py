@@ -11,6 +11,10 @@ into rounds (`rounds:`).
                   give is allowed. A lie is a property of the answerer, not of the
                   secret: the hypotheses stay the secret's, and each carries how many
                   lies its answers have used (solver/infoset/lies.py).
+    cover         a condition on a query's arguments and feedback: a secret's game ends
+                  once every query it holds for (on that secret) has been asked. The
+                  player learns which those are as the game goes; once the hypotheses
+                  left agree on them, the rest are asked in turn (solver/infoset/cover.py).
     rounds        `share`: arguments every query has; consecutive queries that give them
                   the same values form one round, of at most `most` queries (both
                   optional, one needed). A game with rounds is scored by rounds, then by
@@ -19,6 +23,7 @@ into rounds (`rounds:`).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -145,6 +150,32 @@ def check_lies(checker: Any, queries: list[CheckedAction]) -> Lies | None:
     return out
 
 
+def check_cover(checker: Any, queries: list[CheckedAction]) -> dict[str, ir.Node] | None:
+    """The goal's `cover`, typed per query with its arguments and feedback components in
+    scope (as stop_when is); None without one."""
+    expr = checker.spec.goal.cover
+    if expr is None:
+        return None
+    random = [q.name for q in queries if q.feedback is None]
+    if random or checker.spec.lies is not None or checker.spec.rounds is not None:
+        raise SpecError("a goal with cover needs queries with feedback, and no lies or rounds",
+                        expr.loc, hint=f"'{random[0]}' has random answers" if random else
+                        "drop lies: / rounds:")
+    out = {}
+    for q in queries:
+        local = dict(checker.global_scope())
+        for a in q.args:
+            local[a.name] = Binding("arg", a.domain.type, frozenset({ir.ROW}), a.name)
+        for name, uid, node in q.feedback or []:  # (a given answer: no secret in it)
+            local[name] = Binding("local", node.type, frozenset(), uid)
+        node = checker.boolean(copy.deepcopy(expr), local, "cover")
+        if ir.HYP in node.deps:
+            raise SpecError("cover reads the secret; it may read the query's arguments and "
+                            "feedback only", expr.loc, hint='e.g. cover: "hit"')
+        out[q.name] = node
+    return out
+
+
 @dataclass
 class Rounds:
     """The checked `rounds:`: the arguments a round's queries share, and its size."""
@@ -174,5 +205,6 @@ def check_rounds(checker: Any, queries: list[CheckedAction]) -> Rounds | None:
     return Rounds(tuple(n for n, _ in decl.share), most, decl.loc)
 
 
-__all__ = ["SAID", "TURN", "TURNS", "Lies", "Rounds", "always", "check_lies", "check_rounds",
+__all__ = ["SAID", "TURN", "TURNS", "Lies", "Rounds", "always", "check_cover", "check_lies",
+           "check_rounds",
            "param_count", "reads_turn", "said_type", "turn_domain"]

@@ -25,7 +25,8 @@ TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "qu
             "observations", "goal", "data", "lies", "rounds")
 ACTION_KEYS = ("args", "legal", "history", "let", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
-GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence", "until_indistinguishable")
+GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence", "until_indistinguishable",
+             "cover")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 DEF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*\(\s*([^()]*?)\s*\)\s*$")
 RESERVED = {"if", "then", "else", "and", "or", "not", "in", "for", "true", "false", "iterate"}
@@ -80,6 +81,7 @@ class Goal:
     max_queries: int | tuple[str, Loc] | None  # a number, or a param's name and place
     confidence: float | None = None  # stop when the goal's most likely value is this likely
     until_indistinguishable: bool = False  # also stop when no query tells the rest apart
+    cover: ir.Node | None = None  # the game ends once every query this holds for is asked
 
 
 @dataclass
@@ -447,7 +449,12 @@ def _read_goal(r: Reader, node: Node) -> Goal:
         if settle and (stop is not None or confidence is not None):
             raise SpecError("until_indistinguishable ends a game played until its secret is "
                             "known; this goal has stop_when or confidence", where)
-    return Goal(identify, stop, max_q, confidence, settle)
+    cover = r.expr(fields["cover"][1], "cover") if "cover" in fields else None
+    if cover is not None and (stop is not None or confidence is not None or settle):
+        raise SpecError("a goal with cover ends when every query it names is asked; it takes "
+                        "no stop_when, confidence or until_indistinguishable",
+                        r.loc(fields["cover"][1]))
+    return Goal(identify, stop, max_q, confidence, settle, cover)
 
 
 def _read_data(r: Reader, node: Node) -> dict[str, TableDecl]:

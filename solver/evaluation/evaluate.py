@@ -23,6 +23,7 @@ import numpy as np
 from sleuth.compiler.api import TURN, Game, SleuthError, show_value
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.infoset.rounds import RoundRule
@@ -223,10 +224,14 @@ class _Walker:
         if self.observer:
             self.observer(depth, belief.entropy_bits(), targets)
         if not self.stop_game and goal_reached(belief, self.game):
-            self.finish(targets, depth, belief.history)
+            forced = [] if self.game.model.cover is None else Cover.of(self.game).forced(belief)
+            self.finish(targets, depth + len(forced), belief.history)
             if self.record:
                 self.nodes[depth] = {"secrets": len(targets), "solved": _goal_json(
                     self.game, belief)}
+                if forced:  # goal: {cover}: the queries still to ask, known by now
+                    self.nodes[depth]["then"] = [self.strategy.candidates.shown(q)
+                                                 for q in forced]
             return None
         bound = self.game.model.max_queries
         if depth >= MAX_DEPTH or (bound is not None and depth >= bound):
@@ -282,7 +287,11 @@ class _Walker:
             after = child()
             # (a query that reads the turn may tell nothing now and still move the game on:
             # the turn's bound, max_queries, ends it)
-            if after.size == belief.size and self.strategy.deterministic and not timed:
+            # (under a cover goal a query the cover needs is progress, split or not)
+            needed = self.game.model.cover is not None and all(
+                (a, r) != (query.action, query.rank) for a, r, _ in belief.history)
+            if after.size == belief.size and self.strategy.deterministic and not timed \
+                    and not needed:
                 raise SleuthError(
                     f"strategy {self.strategy.name} makes no progress: "
                     f"{query.action} {self.strategy.candidates.args(query)} does not split "

@@ -28,6 +28,7 @@ from sleuth.compiler.api import (
     show_value,
 )
 from sleuth.solver.infoset.belief import Belief
+from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.goals import ambiguous, goal_reached, goal_values
 from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
@@ -175,6 +176,12 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
     while len(t.steps) < limit:
         if not stop and goal_reached(belief, game):
             t.solved = True
+            if game.model.cover is not None:  # the queries the goal still needs, known
+                for query in Cover.of(game).forced(belief):
+                    event = outcome(secret_game, query, strategy.candidates.args(query),
+                                    secret, rng)
+                    belief = apply_event(belief, event)
+                    t.steps.append(Step(event, belief.size, belief.entropy_bits(), 0.0))
             break
         if progress:
             progress(len(t.steps) + 1)

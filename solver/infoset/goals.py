@@ -16,8 +16,13 @@ def goal_reached(belief: InformationSet, game: Game) -> bool:
     """Whether a game without stop_when is over: the goal variables have one possible value,
     or (goal: {confidence: c}) their most likely value has posterior c at least, or (goal:
     {until_indistinguishable: true}) no legal query can tell the remaining hypotheses
-    apart."""
+    apart; or (goal: {cover}) the hypotheses left agree on the queries it names, the rest
+    of the game being those not asked yet (cover.py)."""
     model = game.model
+    if model.cover is not None:
+        from sleuth.solver.infoset.cover import Cover
+
+        return Cover.of(game).settled(belief)
     if model.confidence is not None:
         return belief.goal_posterior(model.identify)[1] >= model.confidence - 1e-12
     if belief.determined(model.identify):
@@ -65,7 +70,8 @@ def ended(game: Game, belief: InformationSet, last: Any, stops: Stopper | None =
 def ambiguous(belief: InformationSet, game: Game) -> bool:
     """Whether a game that is over still has several possible goal values (it ended
     because no query could tell them apart)."""
-    return game.model.confidence is None and not belief.determined(game.model.identify)
+    return game.model.confidence is None and game.model.cover is None and \
+        not belief.determined(game.model.identify)
 
 
 def goal_values(belief: InformationSet, game: Game) -> int:

@@ -6,6 +6,8 @@
     minimax        Knuth: minimise the largest part
     expected-size  Irving: minimise the sum of squared part sizes
     most-parts     Kooi: maximise the number of non-empty parts
+    likeliest      with a cover goal: the unasked query most likely to be in the cover
+                   (Battleship's probability density)
     random, random-consistent
     ismcts         SO-ISMCTS, the baseline: determinised tree search, UCB1
     optimal        exact: the least expected number of queries (branch and bound)
@@ -36,6 +38,7 @@ from sleuth.solver.strategies.classic import (
     mutual_information,
 )
 from sleuth.solver.strategies.ismcts import ISMCTS
+from sleuth.solver.strategies.likeliest import Likeliest
 from sleuth.solver.strategies.lookahead import Lookahead
 from sleuth.solver.strategies.optimal import Optimal, OptimalWorst
 from sleuth.solver.strategies.playback import TreePlayback
@@ -50,6 +53,7 @@ STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     Minimax,
     ExpectedSize,
     MostParts,
+    Likeliest,
     RandomQuery,
     RandomConsistent,
     ISMCTS,

@@ -12,11 +12,15 @@ from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.history import Mask
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
-from sleuth.solver.infoset.rounds import RoundRule
 from sleuth.solver.strategies.base import ListedStrategy, Option
+from sleuth.solver.strategies.optimal_cover import CoverSearch
 from sleuth.solver.strategies.optimal_lies import make_lie_search
 from sleuth.solver.strategies.optimal_rounds import RoundSearch
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+
+# Searches for games scored otherwise than by one query a secret: each applies to the
+# games it names (its `applies`), and the first that applies is used.
+SCORED_SEARCHES: tuple[Any, ...] = (RoundSearch, CoverSearch)
 
 
 class Optimal(ListedStrategy):
@@ -32,13 +36,14 @@ class Optimal(ListedStrategy):
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
         self.lie_search: Any = None
-        self.round_search: RoundSearch | None = None
+        self.scored: Any = None  # a search of a game scored otherwise (rounds, a cover)
         if candidates.game.model.lies is not None:
             self.lie_search = make_lie_search(candidates, self.worst_first, self.top)
             return
-        if RoundRule.applies(candidates):  # scored by rounds, then queries
-            self.round_search = RoundSearch(candidates, self.worst_first, self.top)
-            return
+        for kind in SCORED_SEARCHES:
+            if kind.applies(candidates):
+                self.scored = kind(candidates, self.worst_first, self.top)
+                return
         self.search = OptimalSearch(candidates, self.top)
         self.budgets: dict[Any, int] = {}  # worst first: a set's depth budget
         self.plan: dict[bytes, tuple] = {}  # trees solved on workers: set -> (total, worst, q)
@@ -48,7 +53,7 @@ class Optimal(ListedStrategy):
     def share(self, workers: Any, recipe: Any) -> bool:
         """Split the search's first level over the workers (optimal_split.py); not under
         a history rule, whose sets carry the queries allowed."""
-        if self.round_search is not None or self.search.rules is not None:
+        if self.scored is not None or self.search.rules is not None:
             return False
         self.workers, self.recipe = workers, recipe
         return True
@@ -67,8 +72,9 @@ class Optimal(ListedStrategy):
 
             search = self.lie_search
             return proven(search, search.least_depth(search.lies.root()), self.top)
-        if self.round_search is not None:
-            return self.round_search.proven(self._by_rounds(belief)[0])
+        if self.scored is not None:
+            hyps = np.sort(self.prepared(belief).index).astype(np.int64)
+            return self.scored.proven(hyps, self._scored(belief)[0])
         total, worst = self.value(belief)
         order = "worst case, then total" if self.worst_first else "total, then worst case"
         return {"total": total, "worst": worst, "order": order,
@@ -83,11 +89,11 @@ class Optimal(ListedStrategy):
         if self.lie_search is not None:  # the belief's lie state, and the least worst case
             search, state = self.lie_search, self.prepared(belief).lie_state()
             return search.lies.queries[search.choose(state, search.least_depth(state))]
-        if self.round_search is not None:
-            _, q = self._by_rounds(belief)
+        if self.scored is not None:
+            _, q = self._scored(belief)
             if q < 0:
                 raise SleuthError("the goal is already reached: there is nothing to ask")
-            return self.round_search.queries[q]
+            return self.scored.queries[q]
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
         if not self.search.stop_game and goal_reached(belief, self.candidates.game):
@@ -104,10 +110,10 @@ class Optimal(ListedStrategy):
                     self.budgets[self.search.key(hyps[row == c], None, after)] = depth - 1
         return self.search.queries[q]
 
-    def _by_rounds(self, belief: AnyBelief) -> tuple:
-        """(value, query) of the search by rounds at this belief (its round in progress
-        read from its history)."""
-        search = self.round_search
+    def _scored(self, belief: AnyBelief) -> tuple:
+        """(value, query) of the scored search at this belief (a round in progress read
+        from its history)."""
+        search = self.scored
         assert search is not None
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)

@@ -150,7 +150,11 @@ class RoundSearch:
             return None
         return self.keys.index(state[0]), state[1]
 
-    def proven(self, value: Value) -> dict[str, Any]:
+    @staticmethod
+    def applies(candidates: Candidates) -> bool:
+        return RoundRule.applies(candidates)
+
+    def proven(self, hyps: np.ndarray, value: Value) -> dict[str, Any]:
         order = ("worst game (rounds, then queries), then total rounds and queries"
                  if self.worst_first else "total rounds, then total queries, then the "
                  "worst game")
