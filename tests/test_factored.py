@@ -173,12 +173,12 @@ def test_info_counts_with_the_factored_backend(tmp_path) -> None:
     assert data["backend_size"] == {"parts": 3, "factors": 3, "factor_cells": 3 * 32 * 32}
 
 
-def test_the_fleet_example_counts_as_the_brute_force_on_a_small_board() -> None:
-    """examples/battleship-fleet.yaml (the README's count) on 5 x 5, against the brute
-    force: the standard fleet, told apart."""
+def test_the_battleship_fleet_counts_as_the_brute_force_on_a_small_board() -> None:
+    """specs/battleship.yaml (the README's count) on 5 x 5, against the brute force: the
+    standard fleet, told apart."""
     from sleuth.compiler import load_game
     from tests.conftest import ROOT
 
-    game = load_game(str(ROOT / "examples" / "battleship-fleet.yaml"), {"n": 5})
+    game = load_game(str(ROOT / "specs" / "battleship.yaml"), {"n": 5})
     counter = game.counter("factored")
     assert counter.count(counter.start()) == brute_fleet(5, [5, 4, 3, 3, 2])
