@@ -307,7 +307,8 @@ def test_response_queries_are_scored_by_mutual_information():
 def test_every_strategy_is_registered():
     assert set(STRATEGIES) == {"entropy", "ises-sampled", "ises-sampled-partition",
                                "minimax", "expected-size",
-                               "most-parts", "random", "random-consistent", "ismcts",
+                               "most-parts", "likeliest", "random", "random-consistent",
+                               "ismcts",
                                "optimal", "optimal-worst", "static", "lookahead", "tree"}
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sleuth.compiler.api import Game, SleuthError
-from sleuth.compiler.interpret import evaluate as interpret
+from sleuth.compiler.api import Game, SleuthError, interpret
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query
 
