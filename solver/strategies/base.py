@@ -219,6 +219,29 @@ def require_exact(subject: str, model: Any, actions: list[Any], hint: str) -> No
                           "answers", hint=hint)
 
 
+def require_optimal(candidates: Candidates, search: str | None = None, top: int = 0,
+                    more: tuple[tuple[str, bool], ...] = ()) -> None:
+    """The refusals the optimal searches share: a uniform prior, and require_exact's. A
+    search of a game scored otherwise (`search`: its name in the message) also refuses
+    --top, history rules, max_queries and the features in `more` that are on."""
+    from sleuth.solver.infoset.history import HistoryMasks
+
+    model = candidates.game.model
+    if model.prior is not None:
+        raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
+                          "its secrets", hint="use entropy, or evaluate a heuristic")
+    require_exact("the optimal strategies need", model, [b.action for b in candidates.blocks],
+                  "simulate with a heuristic: sleuth bench SPEC --trials N")
+    if search is None:
+        return
+    refused = [what for what, on in (
+        ("--top", top > 0), ("a history rule", HistoryMasks.applies(candidates)),
+        ("max_queries", model.max_queries is not None), *more) if on]
+    if refused:
+        raise SleuthError(f"{search} does not handle {refused[0]}",
+                          hint="drop it, or evaluate a heuristic strategy")
+
+
 class ListedStrategy(Strategy):
     """A strategy that works on the game's listed hypotheses (indices into its table):
     the exact searches, and the playback of a saved tree."""

@@ -21,10 +21,9 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.cover import Cover
-from sleuth.solver.infoset.history import HistoryMasks
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query
-from sleuth.solver.strategies.base import require_exact
+from sleuth.solver.strategies.base import require_optimal
 
 Value = tuple[int, int]  # (misses over the set, the worst game's queries)
 
@@ -34,19 +33,7 @@ class CoverSearch:
 
     def __init__(self, candidates: Candidates, worst_first: bool = False, top: int = 0):
         game = candidates.game
-        model = game.model
-        if model.prior is not None:
-            raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
-                              "its secrets", hint="use entropy, or evaluate a heuristic")
-        require_exact("the optimal strategies need", model,
-                      [b.action for b in candidates.blocks],
-                      "simulate with a heuristic: sleuth bench SPEC --trials N")
-        refused = [what for what, on in (
-            ("--top", top > 0), ("a history rule", HistoryMasks.applies(candidates)),
-            ("max_queries", model.max_queries is not None)) if on]
-        if refused:
-            raise SleuthError(f"the search of a game with cover does not handle "
-                              f"{refused[0]}", hint="drop it, or evaluate a heuristic")
+        require_optimal(candidates, "the search of a game with cover", top)
         self.worst_first = worst_first
         table = OutcomeTable(candidates)
         self.queries: list[Query] = table.queries

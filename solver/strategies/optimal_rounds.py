@@ -24,13 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.goals import goal_classes
-from sleuth.solver.infoset.history import HistoryMasks
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 from sleuth.solver.infoset.rounds import RoundRule
-from sleuth.solver.strategies.base import require_exact
+from sleuth.solver.strategies.base import require_optimal
 
 Value = tuple[int, int, int, int]  # (rounds total, queries total, worst rounds, its queries)
 ZERO: Value = (0, 0, 0, 0)
@@ -41,20 +39,8 @@ class RoundSearch:
 
     def __init__(self, candidates: Candidates, worst_first: bool = False, top: int = 0):
         game = candidates.game
-        model = game.model
-        if model.prior is not None:
-            raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
-                              "its secrets", hint="use entropy, or evaluate a heuristic")
-        require_exact("the optimal strategies need", model,
-                      [b.action for b in candidates.blocks],
-                      "simulate with a heuristic: sleuth bench SPEC --trials N")
-        refused = [what for what, on in (
-            ("--top", top > 0), ("a history rule", HistoryMasks.applies(candidates)),
-            ("max_queries", model.max_queries is not None),
-            ("until_indistinguishable", model.until_indistinguishable)) if on]
-        if refused:
-            raise SleuthError(f"the search by rounds does not handle {refused[0]}",
-                              hint="drop it, or evaluate a heuristic strategy")
+        require_optimal(candidates, "the search by rounds", top,
+                        (("until_indistinguishable", game.model.until_indistinguishable),))
         self.candidates = candidates
         self.worst_first = worst_first
         table = OutcomeTable(candidates)

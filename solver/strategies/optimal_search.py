@@ -43,7 +43,7 @@ from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, has_stop
-from sleuth.solver.strategies.base import require_exact
+from sleuth.solver.strategies.base import require_optimal
 from sleuth.solver.strategies.optimal_bounds import external as _external
 from sleuth.solver.strategies.optimal_bounds import fill as _fill
 
@@ -57,13 +57,7 @@ class OptimalSearch:
         game = candidates.game
         self.candidates = candidates
         self.top = top  # > 0: only the first `top` queries of each set's order are tried
-        model = game.model
-        if model.prior is not None:
-            raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
-                              "its secrets", hint="use entropy, or evaluate a heuristic")
-        require_exact("the optimal strategies need", model,
-                      [b.action for b in candidates.blocks],
-                      "simulate with a heuristic: sleuth bench SPEC --trials N")
+        require_optimal(candidates)
         self.game = game
         self.stop_game = has_stop(game)
         table = OutcomeTable(candidates)
