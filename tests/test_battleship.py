@@ -152,3 +152,36 @@ def test_likeliest_refuses_a_game_without_cover(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", str(ROOT / "specs" / "mastermind.yaml"), "--strategy", "likeliest"])
     assert "no cover" in capsys.readouterr().err
+
+
+def test_play_answers_the_suggestions_and_names_the_shots_left():
+    """At the table: `play` suggests shots (likeliest), we answer them for one fleet, and
+    when the rest is known it lists exactly the fleet's cells not fired at."""
+    from rich.console import Console
+
+    from sleuth.compiler import load_game
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.interfaces.play import Play
+    from sleuth.solver.interfaces.session import Session
+    from sleuth.solver.strategies import make_strategy
+
+    n, ships = 3, {"cruiser": 3, "destroyer": 2}
+    game = load_game(SPEC, {"n": n, **{k: ships.get(k, 0) for k in NAMES}})
+    secret = fleets(n, (3, 2))[0]  # cells 0, 1, 2 and 3, 4: known before 4 is fired
+    console = Console(record=True, width=10_000, markup=False, highlight=False)
+    play = Play(game, make_strategy("likeliest", Candidates(game)),
+                Session.open(None, game, str(SPEC)), console, as_json=True)
+    fired: list[int] = []
+
+    def answer(prompt: str) -> str | None:
+        if prompt.startswith("solved"):
+            return None
+        cell = int(prompt.split("c=")[1].split()[0])
+        fired.append(cell)
+        return "hit" if cell in secret else "miss"
+
+    assert play.run(answer) == 0
+    records = [json.loads(line) for line in console.export_text().splitlines() if line]
+    done = [r for r in records if r.get("solved")][-1]
+    left = {int(q.split("c=")[1]) for q in done.get("then", [])}
+    assert left and left == set(secret) - set(fired)

@@ -177,6 +177,8 @@ def least_rounds(cards: tuple[int, ...]) -> tuple[int, int]:
     recursion over (assignments left, round in progress): every proposal and verifier,
     opening a round (any time) or continuing one (same proposal, under 3 checks)."""
     hyps = assignments(cards)
+    verdicts = {(p, v): [card(number, p)[hyps[h][0][v]] for h in range(len(hyps))]
+                for p in CODES for v, number in enumerate(cards)}
 
     @cache
     def best(left: frozenset, state: tuple | None) -> tuple[int, int]:
@@ -184,8 +186,8 @@ def least_rounds(cards: tuple[int, ...]) -> tuple[int, int]:
             return 0, 0
         n, out = len(left), None
         for p in CODES:
-            for v, number in enumerate(cards):
-                answer = {h: card(number, p)[hyps[h][0][v]] for h in left}
+            for v in range(len(cards)):
+                answer = verdicts[(p, v)]
                 parts = [frozenset(h for h in left if answer[h] == a) for a in (True, False)]
                 if not all(parts):
                     continue

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from sleuth.compiler.api import Game, SleuthError, show_value
 from sleuth.solver.infoset.belief import Belief, check_history
+from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.goals import ambiguous, ended, goal_values
 from sleuth.solver.infoset.observe import (
     Event,
@@ -224,9 +225,15 @@ class Play:
     def finish(self) -> None:
         n = len(self.events)
         _, p = self.belief.goal_posterior(self.game.model.identify)
+        rest = [] if self.game.model.cover is None else Cover.of(self.game).forced(self.belief)
+        then = [query_text(q.action, self.strategy.candidates.args(q)) for q in rest]
         if self.as_json:
-            self.emit({"solved": True, "queries": n, "secret": self._known(), "posterior": p})
+            self.emit({"solved": True, "queries": n, "secret": self._known(), "posterior": p,
+                       **({"then": then} if then else {})})
             return
+        if then:  # goal: {cover}: known now, still to ask
+            self.console.print(f"the rest is known: {counted(len(then), 'query')} to ask, "
+                               f"{'; '.join(then)}")
         known = ", ".join(f"{k} = {format_value(v)}" for k, v in self._known().items())
         sure = f" (posterior {p:.4f})" if p < 1 else ""
         if ambiguous(self.belief, self.game) and self.game.model.confidence is None:
