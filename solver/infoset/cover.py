@@ -1,6 +1,6 @@
 """A goal with `cover` (goal: {cover: expr}): a secret's game ends once every query the
-condition holds for, on that secret, has been asked -- Battleship ends when every ship
-cell has been hit, Minesweeper's clearing game when every safe cell is open.
+condition holds for, on that secret, has been asked: a search game that ends when every
+hidden cell has been hit, a clearing game when every safe cell is open.
 
 The condition reads a query's arguments and feedback, so for each listed query and
 hypothesis it is one boolean (the cover table). The player learns the cover as the game

@@ -7,7 +7,7 @@
     expected-size  Irving: minimise the sum of squared part sizes
     most-parts     Kooi: maximise the number of non-empty parts
     likeliest      with a cover goal: the unasked query most likely to be in the cover
-                   (Battleship's probability density)
+                   (the probability-density rule of search games)
     random, random-consistent
     ismcts         SO-ISMCTS, the baseline: determinised tree search, UCB1
     optimal        exact: the least expected number of queries (branch and bound)

@@ -1,8 +1,8 @@
 """`likeliest`: for a game with a cover goal (goal: {cover}), ask the query not asked yet
-that is most likely to be one the goal needs -- Battleship's "fire at the cell most
-likely to hold a ship", the probability-density rule of DataGenetics' analysis (Nick
-Berry, "Battleship", 2011). The probability is the belief's mass of the hypotheses whose
-cover holds the query; ties by rule K (the first query in canonical order).
+that is most likely to be one the goal needs -- "fire at the cell most likely to be a
+target", the probability-density rule of search games (docs/results.md cites its
+source). The probability is the belief's mass of the hypotheses whose cover holds the
+query; ties by rule K (the first query in canonical order).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ of queries over all secrets (`optimal`), or the least worst game (`optimal-worst
 A secret h is done once every query of its cover C(h) has been asked and the player
 knows it (cover.py); a query of C(h) asked twice tells nothing, so each is asked once,
 and h's game takes |C(h)| queries plus the queries outside C(h) asked on its way (its
-*misses*: Battleship's misses, Minesweeper's probed mines). So the search minimises
+*misses*: shots that find nothing, probes that open a mine). So the search minimises
 misses: at an information set S, a useful query q (one that splits S) costs the secrets
 of S it misses, and the parts go on; S is over when its secrets agree on the cover (the
 queries left are forced, and none misses). Totals are Σ |C(h)| plus the misses; the
@@ -42,7 +42,7 @@ class CoverSearch:
         order = [cover.position[(q.action, q.rank)] for q in self.queries]
         self.cover = cover.table[order]  # in the outcome table's query order
         self.size = self.cover.sum(axis=0)  # |C(h)|
-        # When the cover holds for one answer of each query at most (Battleship's hit),
+        # When the cover holds for one answer of each query at most (a hit, say),
         # a tree reaches one settled set without a miss at most, so a set's secrets miss
         # at least |S| minus its largest cover class (`_least`); otherwise free queries
         # may split and only the first query's cost bounds it.
