@@ -246,7 +246,7 @@ def test_rounds_of_the_tree_equal_a_count_by_hand(capsys, tmp_path, cards, strat
         for branch in node["branches"]:
             walk(branch, path + [tuple(node["query"]["args"]["proposal"])])
 
-    walk(tree["tree"] if "tree" in tree else tree["root"], [])
+    walk(tree["tree"], [])
     assert sum(rounds) == got["rounds"]["total"]
     assert max(rounds) == got["rounds"]["worst"]
 

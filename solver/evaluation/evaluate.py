@@ -271,6 +271,10 @@ class _Walker:
                                 "secrets": len(targets), "branches": []} if self.record \
             else {"branches": []}
         coder = self.game.coder(query.action)
+        # (under a cover goal a query not asked before is progress, split or not: the
+        # cover may need it)
+        needed = self.game.model.cover is not None and all(
+            (a, r) != (query.action, query.rank) for a, r, _ in belief.history)
         for code, child in children:
             mine = targets[target_codes == code]
             feedback = {k: show_value(v) for k, v in coder.decode(code).items()} \
@@ -287,9 +291,6 @@ class _Walker:
             after = child()
             # (a query that reads the turn may tell nothing now and still move the game on:
             # the turn's bound, max_queries, ends it)
-            # (under a cover goal a query the cover needs is progress, split or not)
-            needed = self.game.model.cover is not None and all(
-                (a, r) != (query.action, query.rank) for a, r, _ in belief.history)
             if after.size == belief.size and self.strategy.deterministic and not timed \
                     and not needed:
                 raise SleuthError(

@@ -180,8 +180,10 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
                 for query in Cover.of(game).forced(belief):
                     event = outcome(secret_game, query, strategy.candidates.args(query),
                                     secret, rng)
-                    belief = apply_event(belief, event)
-                    t.steps.append(Step(event, belief.size, belief.entropy_bits(), 0.0))
+                    after = apply_event(belief, event)
+                    t.steps.append(Step(event, after.size, after.entropy_bits(),
+                                        after.kl_bits(belief)))
+                    belief = after
             break
         if progress:
             progress(len(t.steps) + 1)

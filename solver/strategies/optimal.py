@@ -73,8 +73,8 @@ class Optimal(ListedStrategy):
             search = self.lie_search
             return proven(search, search.least_depth(search.lies.root()), self.top)
         if self.scored is not None:
-            hyps = np.sort(self.prepared(belief).index).astype(np.int64)
-            return self.scored.proven(hyps, self._scored(belief)[0])
+            value, _, hyps = self._scored(belief)
+            return self.scored.proven(hyps, value)
         total, worst = self.value(belief)
         order = "worst case, then total" if self.worst_first else "total, then worst case"
         return {"total": total, "worst": worst, "order": order,
@@ -90,7 +90,7 @@ class Optimal(ListedStrategy):
             search, state = self.lie_search, self.prepared(belief).lie_state()
             return search.lies.queries[search.choose(state, search.least_depth(state))]
         if self.scored is not None:
-            _, q = self._scored(belief)
+            _, q, _ = self._scored(belief)
             if q < 0:
                 raise SleuthError("the goal is already reached: there is nothing to ask")
             return self.scored.queries[q]
@@ -111,13 +111,14 @@ class Optimal(ListedStrategy):
         return self.search.queries[q]
 
     def _scored(self, belief: AnyBelief) -> tuple:
-        """(value, query) of the scored search at this belief (a round in progress read
-        from its history)."""
+        """(value, query, hypotheses) of the scored search at this belief (a round in
+        progress read from its history)."""
         search = self.scored
         assert search is not None
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
-        return search.solve(hyps, search.state_of(belief.history))
+        value, q = search.solve(hyps, search.state_of(belief.history))
+        return value, q, hyps
 
     def allowed(self, belief: AnyBelief) -> Mask:
         """The queries the history rules allow after the belief's history (None: all)."""

@@ -51,7 +51,7 @@ class RoundSearch:
         ids: dict[Any, int] = {}
         self.key_of = np.array([ids.setdefault(self.rule.key(q.action, q.rank), len(ids))
                                 for q in self.queries], dtype=np.int64)
-        self.keys = list(ids)
+        self.key_id = ids  # a round key -> its id
         self.by_key = [np.flatnonzero(self.key_of == k) for k in range(len(ids))]
         self.goal = goal_classes(game)
         self.most = self.rule.most
@@ -134,7 +134,7 @@ class RoundSearch:
         _, state = self.rule.of_history(history)
         if state is None:
             return None
-        return self.keys.index(state[0]), state[1]
+        return self.key_id[state[0]], state[1]
 
     @staticmethod
     def applies(candidates: Candidates) -> bool:
