@@ -59,6 +59,8 @@ class Lowering(SymbolicAlgebra):
         self.decode = self.encoding.decode
         self.by_part = self.encoding.by_part
         self.one_hot = self.encoding.one_hot
+        self._feedback: dict[tuple[str, str], dict[tuple, int]] = {}
+        self._facts: dict[tuple[str, str], int] = {}
 
     # -- the facts
 
@@ -66,7 +68,15 @@ class Lowering(SymbolicAlgebra):
         return [self.truth(self.lower(n, {})) for n in self.model.constraints]
 
     def feedback_fact(self, query: str, args: dict[str, Any], feedback: dict[str, Any]) -> int:
-        """The formula 'query(args) gives this feedback'."""
+        """The formula 'query(args) gives this feedback' (lowered once)."""
+        key = (query, repr((sorted(args.items()), sorted(feedback.items()))))
+        found = self._facts.get(key)
+        if found is None:
+            found = self._facts[key] = self._feedback_fact(query, args, feedback)
+        return found
+
+    def _feedback_fact(self, query: str, args: dict[str, Any], feedback: dict[str, Any]
+                       ) -> int:
         action = self.model.action(query)
         env: dict[str, Any] = dict(args)
         for _, uid, node in action.lets:
@@ -79,7 +89,15 @@ class Lowering(SymbolicAlgebra):
         return self.circuit.conj(*conds)
 
     def feedback_values(self, query: str, args: dict[str, Any]) -> dict[tuple, int]:
-        """Every feedback (as a tuple of component values) with the formula giving it."""
+        """Every feedback (as a tuple of component values) with the formula giving it
+        (lowered once per query: the circuit keeps its formulas)."""
+        key = (query, repr(sorted(args.items())))
+        found = self._feedback.get(key)
+        if found is None:
+            found = self._feedback[key] = self._feedback_values(query, args)
+        return found
+
+    def _feedback_values(self, query: str, args: dict[str, Any]) -> dict[tuple, int]:
         action = self.model.action(query)
         results: dict[tuple, int] = {(): TRUE}
         env: dict[str, Any] = dict(args)

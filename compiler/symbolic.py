@@ -42,10 +42,16 @@ class SymbolicSpace:
         self.lowering = Lowering(model)
         self.diagrams = DiagramBuilder(self.lowering, vtree)
         self.classes = self._weight_classes()
-        self.constraints = self.lowering.constraints()
+
+    @memoised
+    def constraints(self) -> list[int]:
+        """The constraints as formulas, lowered when first asked for (a counter that reads
+        the model's constraints itself never needs them)."""
+        constraints = self.lowering.constraints()
         if len(self.classes) > 1 or self.classes[0][1] != TRUE:
             # Hypotheses of prior weight 0 are not hypotheses (as in the enumerated backend).
-            self.constraints.append(self.lowering.circuit.disj(*(f for _, f in self.classes)))
+            constraints.append(self.lowering.circuit.disj(*(f for _, f in self.classes)))
+        return constraints
 
     def _weight_classes(self) -> list[tuple[float, int]]:
         """The prior as (weight, formula) classes of positive weight: every hypothesis

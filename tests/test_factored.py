@@ -125,14 +125,6 @@ def test_factored_counts_two_parts(constraint: str) -> None:
     assert counter.count(counter.start()) == game.hypotheses.size == want
 
 
-def test_factored_refuses_observations() -> None:
-    game = load_game_text(FLEET)
-    counter = game.counter("factored")
-    fact = game.symbolic.lowering.feedback_fact("fire", {"p": 0}, {"feedback": True})
-    with pytest.raises(SleuthError, match="cannot condition on observations"):
-        counter.conjoin(counter.start(), fact)
-
-
 @pytest.mark.slow
 def test_factored_counts_the_standard_fleet_on_ten_by_ten() -> None:
     """The published count of Battleship placements: 10 x 10, ships 5, 4, 3, 3, 2."""

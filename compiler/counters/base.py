@@ -13,6 +13,7 @@ REQUIRED (every backend):
 OPTIONAL (the defaults say what they cost or refuse):
     satisfiable(state)          whether any hypothesis is left; default: count(state) > 0
     marginals(state)            P(value) per one-hot group; default: one count per value
+    counts(state, formulas)     hypotheses satisfying each formula; default: one count each
     sample_ranks(state, k, s)   k hypotheses drawn uniformly, as product ranks
     list_ranks(state, limit)    every hypothesis, sorted, or None above `limit`
     describe(state)             the size of its representation, for `sleuth info`
@@ -20,8 +21,9 @@ OPTIONAL (the defaults say what they cost or refuse):
 
 Class attributes: `name` (its `--backend` name), `exact` (False: counts are
 estimates within `guarantee`), `conditions` (False: it counts the constraints only,
-and `conjoin` with a formula refuses: no beliefs after observations), `help` (one
-line for the command line).
+and `conjoin` with a formula refuses: no beliefs after observations), `cheap_counts`
+(True: `counts` answers every query of a belief from one pass, so a belief is scored
+counted rather than listed early), `help` (one line for the command line).
 Copy TEMPLATE.py to add one, and register it in counters/__init__.py.
 """
 
@@ -42,6 +44,7 @@ class Counter(ABC):
     name: ClassVar[str] = ""
     exact: ClassVar[bool] = True
     conditions: ClassVar[bool] = True
+    cheap_counts: ClassVar[bool] = False
     help: ClassVar[str] = ""
 
     def __init__(self, space: SymbolicSpace):
@@ -84,6 +87,11 @@ class Counter(ABC):
         return {g.name: {v: self.count(self.conjoin(state, node)) / total
                          for v, node in zip(g.values, g.nodes, strict=True)}
                 for g in self.space.lowering.groups}
+
+    def counts(self, state: Any, formulas: list[int]) -> list[int]:
+        """Hypotheses of the state satisfying each formula (a query's feedback values):
+        one conditioned count each."""
+        return [self.count(self.conjoin(state, f)) for f in formulas]
 
     def describe(self, state: Any) -> dict[str, Any]:
         """The size of the backend's representation (for `sleuth info`)."""

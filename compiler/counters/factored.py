@@ -1,42 +1,129 @@
-"""`--backend factored`: the spec's constraints as factors over the secret's parts, counted
-by conditioning on all parts but two and summing those two as matrix products
+"""`--backend factored`: the spec's constraints as factors over the secret's parts
 (compiler/factored.py). No decision diagram: it counts secrets whose parts all meet one
-another (ships on a board, all-different codes) where a diagram grows too large. It
-counts the constraints' hypotheses only: conditioning on observations is not built,
-and it says so (use sdd for beliefs)."""
+another (ships on a board, all-different codes) where a diagram grows too large.
+
+When every factor joins two parts, a state is bit sets of each part's allowed values
+and the facts observed since (compiler/factored_state.py): a fact is read part by part
+(compiler/factored_facts.py) as narrower masks and clauses, and a count and every part's
+marginals come from one compiled pass. So it conditions, gives marginals, counts a
+query's feedback values from those marginals where it can (`counts`), samples and lists.
+With a factor over three parts or more it counts the constraints only, and says so.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from sleuth.compiler.counters.base import Counter
 from sleuth.compiler.errors import SleuthError
+from sleuth.compiler.memo import Memo, memoised
 
 
 class FactoredCounter(Counter):
     name = "factored"
-    conditions = False
-    help = "constraints as factors over the secret's parts (exact count, no observations)"
+    conditions = False  # beliefs on specs whose constraints are pairwise only: not a belief
+    #                     backend for every spec (BELIEF_BACKENDS)
+    cheap_counts = True  # a query's feedback counts are read off one pass's marginals
+    help = "constraints as factors over the secret's parts (pairwise: beliefs too)"
 
-    def start(self) -> Any:
+    def __init__(self, space: Any):
+        super().__init__(space)
+        self.memo = Memo()
+
+    @memoised
+    def graph(self) -> Any:
+        """The constraints' factor graph (compiler/factored.py)."""
         from sleuth.compiler.factored import FactorGraph
 
-        if not hasattr(self, "_graph"):
-            self._graph = FactorGraph(self.space.model)
-        return self._graph
+        return FactorGraph(self.space.model)
+
+    def start(self) -> Any:
+        """Bit sets over the parts' values when every factor joins two parts (a state that
+        conditions); else the factor graph itself, which only counts."""
+        from sleuth.compiler.factored_state import Pairwise
+
+        def make() -> Any:
+            graph = self.graph
+            pairwise = len(graph.parts) >= 2 and not graph.empty and all(
+                len(scope) == 2 for scope, _ in graph.factors)
+            return Pairwise(graph.masks, graph.factors).start if pairwise else graph
+
+        return self.memo.get(("start",), make)
+
+    @memoised
+    def tables(self) -> Any:
+        """Each circuit variable's truth per value of its part (factored_facts.py)."""
+        from sleuth.compiler.factored_facts import PartTables
+
+        return PartTables(self.space.lowering, self.graph.parts, self.graph.domains)
+
+    def _conditions(self, state: Any) -> None:
+        if not hasattr(state, "conjoin"):
+            raise SleuthError("the factored backend conditions on observations when every "
+                              "constraint joins two parts of the secret; this spec has a "
+                              "constraint over three or more (or one part)",
+                              hint="use --backend sdd (or cnf) for beliefs after queries")
 
     def conjoin(self, state: Any, *formulas: int) -> Any:
-        if formulas:
-            raise SleuthError("the factored backend counts the spec's constraints only; it "
-                              "cannot condition on observations (or on a value) yet",
-                              hint="use --backend sdd (or cnf) for beliefs after queries")
-        return state
+        if not formulas:
+            return state
+        self._conditions(state)
+        return state.conjoin([c for f in formulas for c in self.tables.clauses(f)])
 
     def count(self, state: Any) -> int:
         return state.count()
 
+    def counts(self, state: Any, formulas: list[int]) -> list[int]:
+        self._conditions(state)
+        return [state.count_read(self._read(f)) for f in formulas]
+
+    def _read(self, formula: int) -> Any:
+        """How a formula is counted on this graph (factored_state.Reading), made once."""
+        from sleuth.compiler.factored_state import Reading
+
+        return self.memo.get(("reading", formula),
+                             lambda: Reading.of(self.start(), self.tables, formula))
+
+    def marginals(self, state: Any) -> dict[str, dict[Any, float]]:
+        """P(value) of every one-hot group, from one pass's part marginals."""
+        self._conditions(state)
+        from sleuth.compiler.factored_facts import leaf_ranks
+
+        total = state.count()
+        out: dict[str, dict[Any, float]] = {}
+        for p, counts in enumerate(state.part_counts()):
+            domain = self.graph.domains[p]
+            groups = self.tables._groups(self.space.lowering.encoding,
+                                         self.space.lowering.secret[self.graph.parts[p]],
+                                         self.graph.parts[p])
+            leaves = leaf_ranks(domain, np.arange(len(counts), dtype=np.int64))
+            for g, ranks in zip(groups, leaves, strict=True):
+                per = np.bincount(ranks, weights=counts.astype(float), minlength=len(g.values))
+                out[g.name] = {v: float(per[k]) / total for k, v in enumerate(g.values)}
+        return out
+
+    def sample_ranks(self, state: Any, k: int, seed: int) -> list[int]:
+        self._conditions(state)
+        return self._product_ranks(state.sample(k, np.random.default_rng(seed)))
+
+    def list_ranks(self, state: Any, limit: int) -> list[int] | None:
+        self._conditions(state)
+        rows = state.listing(limit)
+        return None if rows is None else self._product_ranks(rows)
+
+    def _product_ranks(self, rows: np.ndarray) -> list[int]:
+        """Rows of part ranks as ranks in the secret's product (the first part most
+        significant)."""
+        ranks = [0] * len(rows)
+        for p, size in enumerate(self.graph.sizes):
+            ranks = [r * size + int(v) for r, v in zip(ranks, rows[:, p].tolist(),
+                                                         strict=True)]
+        return ranks
+
     def describe(self, state: Any) -> dict[str, Any]:
-        return state.describe()
+        return self.graph.describe()
 
 
 __all__ = ["FactoredCounter"]

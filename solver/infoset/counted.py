@@ -202,6 +202,17 @@ class CountedBelief:
                    for r in block.ranks[positions]]
         return partition_counts(self, block.action.name, queries)
 
+    def feedback_masses(self, action: str, args: dict[str, Any]) -> dict[tuple, float]:
+        """Each feedback the query can give (a tuple of its components) with the number
+        of hypotheses (their mass, when weighted) that give it; one counter call on a
+        uniform belief, which a counter may answer from one pass."""
+        formulas = self.space.lowering.feedback_values(action, args)
+        if self.uniform:
+            found = self.counter.counts(self.state, list(formulas.values()))
+        else:
+            found = [self.mass_with(f) for f in formulas.values()]
+        return {k: n for k, n in zip(formulas, found, strict=True) if n}
+
     # -- as a list, as a sample
 
     def listing(self, limit: int | None = None) -> Belief | None:
@@ -225,8 +236,9 @@ class CountedBelief:
     def settled(self, exhaustive: bool = False) -> Belief | CountedBelief:
         """Listed once small enough: at list_limit, or, for exhaustive scoring (the kernels
         score far faster than one count per query and feedback), at the enumeration budget
-        if that is larger."""
-        limit = max(self.game.budget.max_hypotheses, self.list_limit) if exhaustive else None
+        if that is larger -- unless the counter counts every query from one pass."""
+        limit = max(self.game.budget.max_hypotheses, self.list_limit) \
+            if exhaustive and not self.counter.cheap_counts else None
         listed = self.listing(limit)
         return self if listed is None else listed
 
@@ -361,10 +373,7 @@ def partition_counts(belief: CountedBelief, action: str, queries: list[dict[str,
             f"{plural(belief.size, 'hypothesis')} "
             f"means one count per query and feedback; the limit is {COUNT_QUERIES:,} "
             "queries", hint="use --strategy ises-sampled (samples from the counter)")
-    rows = []
-    for args in queries:
-        formulas = belief.space.lowering.feedback_values(action, args)
-        rows.append({k: n for k, f in formulas.items() if (n := belief.mass_with(f))})
+    rows = [belief.feedback_masses(action, args) for args in queries]
     keys = sorted({k for r in rows for k in r}, key=repr)
     out = np.zeros((len(rows), max(1, len(keys))),
                    dtype=np.int64 if belief.uniform else np.float64)

@@ -6,16 +6,20 @@ The condition reads a query's arguments and feedback, so for each listed query a
 hypothesis it is one boolean (the cover table). The player learns the cover as the game
 goes: once the hypotheses left agree on it (the cover is *settled*), the queries of it
 not asked yet are forced, and each is one more query; before that the strategy
-chooses. Queries are listed, so the hypotheses must be too.
+chooses. Queries are listed. On a belief too large to list (a counted one), each
+query's chance of being in the cover is the mass of its feedback values the condition
+holds for, counted (`chances`), and the cover is settled when every chance is 0 or 1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sleuth.compiler.api import Game, SleuthError, interpret
+from sleuth.compiler.api import Game, interpret
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query
+
+ROWS = 64  # queries whose feedback codes are tabulated at a time
 
 
 class Cover:
@@ -25,21 +29,32 @@ class Cover:
         if game.model.cover is None:
             raise ValueError("the game's goal has no cover")
         self.game = game
-        candidates = game.memo.get(("candidates",), lambda: Candidates(game))
-        everyone = np.arange(game.hypotheses.size, dtype=np.int64)
-        self.queries: list[Query] = []
-        rows = []
-        for block in candidates.blocks:
-            codes = candidates.codes(block, np.arange(len(block.ranks)), game, everyone)
-            for position, rank in enumerate(block.ranks.tolist()):
-                query = Query(block.action.name, int(rank))
-                row = codes[position]
-                values, inverse = np.unique(row, return_inverse=True)
-                holds = np.array([self.holds(query, int(c)) for c in values.tolist()])
-                rows.append(holds[inverse.ravel()])
-                self.queries.append(query)
-        self.table = np.array(rows, dtype=bool).reshape(len(self.queries), len(everyone))
+        self.candidates = game.memo.get(("candidates",), lambda: Candidates(game))
+        self.queries: list[Query] = [Query(block.action.name, int(rank))
+                                     for block in self.candidates.blocks
+                                     for rank in block.ranks.tolist()]
         self.position = {(q.action, q.rank): i for i, q in enumerate(self.queries)}
+        self._table: np.ndarray | None = None
+
+    @property
+    def table(self) -> np.ndarray:
+        """Whether the cover holds each query (rows) on each hypothesis (columns)."""
+        if self._table is None:
+            rows = []
+            for block in self.candidates.blocks:
+                for position, rank in enumerate(block.ranks.tolist()):
+                    if position % ROWS == 0:  # the feedback codes of ROWS queries at a time
+                        codes = self.game.feedback_matrix(
+                            block.action.name, block.ranks[position:position + ROWS])
+                    query = Query(block.action.name, int(rank))
+                    row = np.asarray(codes[position % ROWS]).ravel()
+                    holds = np.zeros(int(row.max()) + 1 if len(row) else 1, dtype=bool)
+                    for c in np.flatnonzero(np.bincount(row)).tolist():  # codes present
+                        holds[c] = self.holds(query, c)
+                    rows.append(holds[row])
+            self._table = np.array(rows, dtype=bool).reshape(len(self.queries),
+                                                             self.game.hypotheses.size)
+        return self._table
 
     @staticmethod
     def of(game: Game) -> Cover:
@@ -55,25 +70,39 @@ class Cover:
             env[uid] = feedback[name]
         return bool(interpret(node, env))
 
-    def _index(self, belief: InformationSet) -> np.ndarray:
+    def chances(self, belief: InformationSet) -> np.ndarray:
+        """Each query's probability of being in the cover: the listed hypotheses' mass
+        whose cover holds it, or, on a counted belief too large to list, the mass of the
+        feedback values the condition holds for (one count each, or one pass for all)."""
         listed = belief.listing()
-        if listed is None:
-            raise SleuthError("a goal with cover needs the hypotheses listed",
-                              hint="use the enumerated backend (a smaller game, or "
-                                   "--max-hypotheses)")
-        return np.asarray(listed.index, dtype=np.int64)
+        if listed is not None:
+            return Cover.of(listed.game).table[:, listed.index] @ listed.probabilities()
+        out = np.zeros(len(self.queries))
+        for i, query in enumerate(self.queries):
+            args = self.game.space(query.action).value(query.rank)
+            names = [name for name, _, _ in self.game.model.action(query.action).feedback]
+            coder = self.game.coder(query.action)
+            for feedback, mass in belief.feedback_masses(query.action, args).items():
+                if self.holds(query, coder.encode(dict(zip(names, feedback, strict=True)))):
+                    out[i] += mass
+        return out / belief.mass
 
     def settled(self, belief: InformationSet) -> bool:
         """Whether the hypotheses left agree on the cover."""
-        cols = self.table[:, self._index(belief)]
+        listed = belief.listing()
+        if listed is None:
+            p = self.chances(belief)
+            return bool(np.all((p < 1e-12) | (p > 1 - 1e-12)))
+        cols = Cover.of(listed.game).table[:, listed.index]
         return bool((cols == cols[:, :1]).all())
 
     def forced(self, belief: InformationSet) -> list[Query]:
         """The queries of a settled cover not asked yet, in canonical order."""
-        index = self._index(belief)
+        listed = belief.listing()
+        held = self.chances(belief) > 1 - 1e-12 if listed is None else \
+            Cover.of(listed.game).table[:, listed.index[0]]
         asked = {self.position.get((a, r)) for a, r, _ in belief.history}
-        return [q for i, q in enumerate(self.queries)
-                if self.table[i, index[0]] and i not in asked]
+        return [q for i, q in enumerate(self.queries) if held[i] and i not in asked]
 
     def lengths(self, index: np.ndarray) -> np.ndarray:
         """How many queries each hypothesis's cover holds."""

@@ -28,16 +28,12 @@ class Likeliest(Strategy):
                               hint="a goal like cover: 'feedback == \"hit\"'")
 
     def prepared(self, belief: AnyBelief) -> AnyBelief:
-        return belief.settled(exhaustive=True)
+        return belief.settled()
 
     def chances(self, belief: AnyBelief) -> np.ndarray:
-        """Each listed query's probability of being in the cover (asked ones: -1)."""
+        """Each query's probability of being in the cover (asked ones: -1)."""
         cover = Cover.of(self.candidates.game)
-        listed = self.prepared(belief).listing()
-        if listed is None:
-            raise SleuthError("likeliest needs the hypotheses listed",
-                              hint="a smaller game, or --max-hypotheses")
-        p = cover.table[:, listed.index] @ listed.probabilities()
+        p = cover.chances(self.prepared(belief))
         for action, rank, _ in belief.history:
             at = cover.position.get((action, rank))
             if at is not None:

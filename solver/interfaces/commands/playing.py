@@ -118,9 +118,11 @@ def solve(spec: str, secret: tuple[str, ...], random_secret: bool, max_steps: in
               help="How many of the most likely hypotheses to list.")
 @click.option("--all", "show_all", is_flag=True,
               help="The full marginal table, even when it is long (else a summary).")
+@click.option("--queries", "show_queries", is_flag=True,
+              help="Each query's chance of each feedback (a search board's heat map).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
-def belief(spec: str, observations: str | None, top: int, show_all: bool, as_json: bool,
-           backend: str | None, **kwargs: Any) -> None:
+def belief(spec: str, observations: str | None, top: int, show_all: bool, show_queries: bool,
+           as_json: bool, backend: str | None, **kwargs: Any) -> None:
     """Posterior of SPEC's secret after the observations in a file."""
     game, _ = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, backend)
@@ -134,6 +136,11 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, as_jso
                       "information_bits": after.kl_bits(current),
                       "seconds": round(time.perf_counter() - start, 4)})
         current = after
+    chances = None
+    if show_queries:
+        start = time.perf_counter()
+        chances = query_chances(game, current)
+        steps_seconds = round(time.perf_counter() - start, 4)
     if as_json:
         start = time.perf_counter()
         marginals = current.marginals()
@@ -147,6 +154,9 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, as_jso
             "top": [{"hypothesis": {k: show_value(v) for k, v in h.items()}, "p": p}
                     for h, p in current.top(top)],
         }
+        if chances is not None:
+            data["queries"] = chances
+            data["queries_seconds"] = steps_seconds
         click.echo(json.dumps(data, indent=2))
         return
     from rich.text import Text
@@ -172,6 +182,27 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, as_jso
     for h, p in current.top(top):
         console.print(f"  {p:7.2%}  " + ", ".join(f"{k} = {format_value(v)}"
                                                   for k, v in h.items()))
+    if chances is not None:
+        console.print(f"each query's chance of each feedback ({steps_seconds:.2f} s):")
+        for row in chances:
+            shown = query_text(row["query"], row["args"])
+            console.print(f"  {shown}: " + ", ".join(f"{k} {p:.4f}"
+                                                    for k, p in row["feedback"].items()))
+
+
+def query_chances(game: Any, belief: Any) -> list[dict[str, Any]]:
+    """Each legal query (as JSON) with its chance of each feedback (by its text)."""
+    from sleuth.solver.infoset.answers import feedback_chances
+    from sleuth.solver.infoset.queries import Candidates
+
+    candidates = Candidates(game)
+    def names(action: str) -> list[str]:
+        return [n for n, _, _ in game.model.action(action).feedback or []]
+
+    return [{**candidates.shown(q),
+             "feedback": {feedback_text(dict(zip(names(q.action), k, strict=True))): p
+                          for k, p in sorted(chances.items(), key=lambda kv: repr(kv[0]))}}
+            for q, chances in feedback_chances(belief, candidates)]
 
 
 HISTORY = "~/.sleuth_history"
