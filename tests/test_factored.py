@@ -7,7 +7,6 @@ import itertools
 
 import pytest
 
-from sleuth.compiler import SleuthError
 from sleuth.compiler.game import load_game_text
 
 FLEET = """

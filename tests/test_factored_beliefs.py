@@ -24,6 +24,7 @@ from sleuth.compiler.game import load_game, load_game_text
 from sleuth.solver.infoset.answers import feedback_chances
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.counted import CountedBelief
+from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.observe import Event
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.interfaces.cli import main
@@ -149,7 +150,6 @@ def test_likeliest_plays_a_counted_belief_as_a_listed_one() -> None:
                           game.coder("fire").decode(code))
             counted, enum = counted.observe(event), enum.observe(event)
             assert counted.size == enum.size
-            from sleuth.solver.infoset.goals import goal_reached
             done = goal_reached(enum, game)
             assert goal_reached(counted, game) == done
             if done:
@@ -201,7 +201,7 @@ def test_ten_by_ten_heat_map_against_the_numpy_count() -> None:
     chances = dict(feedback_chances(belief, Candidates(game)))
     graph = FactorGraph(game.model)
     held = []  # per ship, which of its values hold each cell
-    for part, domain in zip(graph.parts, graph.domains, strict=True):
+    for part in graph.parts:
         length = game.model.params[{"c5": "carrier", "b4": "battleship", "r3": "cruiser",
                                     "s3": "submarine", "d2": "destroyer"}[part]]
         at, down = np.divmod(np.arange(graph.sizes[graph.parts.index(part)]), 2)
