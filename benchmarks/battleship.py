@@ -16,7 +16,9 @@ does): `--baseline-cells` cells are counted and the time is scaled to the 100.
                                     [--out F.jsonl]
 
 Prints per game its shots and hits, and over all shots the median, 90th percentile and
-largest time, and the distribution of game lengths. With --out, each game is a line of
+largest time (a shot's time is measured once: games that reach a belief an earlier game
+reached share it, as `evaluate` shares a tree's nodes), and the distribution of game
+lengths. With --out, each game is a line of
 F.jsonl as soon as it ends (its fleet, shots, hits and per-shot times), and a run with
 the same file, seed and strategy goes on from the games already there: a long run can
 be stopped and resumed.
@@ -45,8 +47,14 @@ from sleuth.solver.strategies import make_strategy
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "battleship.yaml"
 
 
-def play(game, strategy, prior: CountedBelief, secret: int) -> dict:
-    """One game against the fleet of product rank `secret`: its shots and their times."""
+SHARED = 50_000  # counted beliefs kept by their shots, shared by the games that reach them
+
+
+def play(game, strategy, prior: CountedBelief, secret: int, seen: dict) -> dict:
+    """One game against the fleet of product rank `secret`: its shots and their times. A
+    shot whose belief an earlier game reached (the same shots before it, the same
+    answers) takes that game's belief and time from `seen` (the strategy is
+    deterministic, so the games share their first shots)."""
     cover = Cover.of(game)
     truth = game.restricted(np.array([secret]), transient=True)
     belief, shots, times = prior, [], []
@@ -54,12 +62,18 @@ def play(game, strategy, prior: CountedBelief, secret: int) -> dict:
         query = strategy.choose(belief)  # (strategy.prepared lists it once small)
         code = int(truth.feedback_matrix(query.action, np.array([query.rank]))[0, 0])
         feedback = game.coder(query.action).decode(code)
+        shots.append((query.rank, feedback["feedback"]))
+        if tuple(shots) in seen:
+            belief, took = seen[tuple(shots)]
+            times.append(took)
+            continue
         start = time.perf_counter()
         belief = strategy.prepared(belief.observe(
             Event(query.action, game.space(query.action).value(query.rank), feedback)))
         cover.chances(belief)  # the heat map after the shot
         times.append(time.perf_counter() - start)
-        shots.append((query.rank, feedback["feedback"]))
+        if isinstance(belief, CountedBelief) and len(seen) < SHARED:
+            seen[tuple(shots)] = (belief, times[-1])
     forced = cover.forced(belief)
     return {"secret": secret, "shots": len(shots) + len(forced),
             "hits": sum(f == "hit" for _, f in shots) + len(forced),
@@ -110,10 +124,11 @@ def main() -> int:
             raise SystemExit(f"{args.out}: its games are not this run's first fleets")
         games = mine
         print(f"{len(games)} games read from {args.out}")
+    seen: dict = {}
     for k in range(len(games), len(secrets)):
         t = time.perf_counter()
         result = {"strategy": args.strategy, "seed": args.seed, "game": k + 1,
-                  **play(game, strategy, prior, secrets[k])}
+                  **play(game, strategy, prior, secrets[k], seen)}
         games.append(result)
         if args.out:
             with args.out.open("a") as f:

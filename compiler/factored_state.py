@@ -11,6 +11,7 @@ over the ships -- and counted by a pass of their own otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,6 +82,9 @@ class FactState:
     masks: np.ndarray  # (parts, words) uint64
     clauses: tuple[Clause, ...]  # over compressed values
     memo: Memo = field(default_factory=Memo, compare=False, repr=False)
+    # how its pass is derived from its parent's instead of run (`observe_read`)
+    derived: Callable[[], tuple[int, np.ndarray, None]] | None = field(
+        default=None, compare=False, repr=False)
 
     def conjoin(self, form: list[Clause]) -> FactState:
         """The state with a formula's clauses (over domain values) as well."""
@@ -114,11 +118,51 @@ class FactState:
                 C[p, c] = pack(np.flatnonzero(m), g.words)
         return sig, C, (1 << len(self.clauses)) - 1
 
-    def _run(self) -> tuple[int, np.ndarray, np.ndarray]:
-        """(count, marginals, count per group of part-0 values): one pass, once."""
+    def _run(self) -> tuple[int, np.ndarray, np.ndarray | None]:
+        """(count, marginals, count per group of part-0 values or None when derived): one
+        pass, or its derivation, once."""
         g = self.graph
-        return self.memo.get(("run",), lambda: count_pairwise(g.sizes, self.masks, g.B,
-                                                             *self._arrays()))
+        return self.memo.get(("run",), self.derived or (
+            lambda: count_pairwise(g.sizes, self.masks, g.B, *self._arrays())))
+
+    def observe_read(self, reading: Reading) -> FactState:
+        """The state with a formula that `reading` reads as one clause of exclusive parts
+        (a hit) or its negation (a miss): `conjoin(reading.form)`, with its pass derived
+        from passes of this state with one clause part narrowed to its clause values,
+        run with that part first (each a small share of a whole pass). The parts exclude
+        one another, so the assignments satisfying the clause are the sum of those
+        narrowed passes (counts and marginals), and the others the rest of this state."""
+        after = self.conjoin(reading.form)
+        narrowed = [(p, self.graph.compress(p, m)) for p, m in (reading.sum or {}).items()]
+
+        def derive() -> tuple[int, np.ndarray, None]:
+            count, marg = 0, np.zeros((len(self.masks), self.graph.B.shape[2]),
+                                      dtype=np.int64)
+            for part, allowed in narrowed:
+                n, m = self._first(part, allowed)
+                count, marg = count + n, marg + m
+            if reading.negated:
+                whole, every, _ = self._run()
+                count, marg = whole - count, every - marg
+            return count, marg, None
+
+        return FactState(after.graph, after.masks, after.clauses, derived=derive)
+
+    def _first(self, part: int, allowed: np.ndarray) -> tuple[int, np.ndarray]:
+        """(count, marginals) of this state with `part` narrowed to `allowed` (over its
+        compressed values), the part walked first."""
+        g = self.graph
+        masks = self.masks.copy()
+        masks[part] &= pack(np.flatnonzero(allowed), g.words)
+        if not masks[part].any():
+            return 0, np.zeros((len(masks), g.B.shape[2]), dtype=np.int64)
+        order = [part] + [p for p in range(len(masks)) if p != part]
+        sig, C, full = self._arrays()
+        n, marg, _ = count_pairwise(g.sizes[order], masks[order], g.B[order][:, order],
+                                    sig[order], C[order], full)
+        out = np.empty_like(marg)
+        out[order] = marg
+        return n, out
 
     def count(self) -> int:
         return self._run()[0]
@@ -147,7 +191,10 @@ class FactState:
         if self.count() > limit:
             return None
         g = self.graph
-        rows = list_pairwise(g.sizes, self.masks, g.B, *self._arrays(), self._run()[2])
+        totals = self._run()[2]
+        if totals is None:  # a derived pass: count per group first
+            totals = count_pairwise(g.sizes, self.masks, g.B, *self._arrays(), False)[2]
+        rows = list_pairwise(g.sizes, self.masks, g.B, *self._arrays(), totals)
         return self._ranked(rows)
 
     def _ranked(self, rows: np.ndarray) -> np.ndarray:
