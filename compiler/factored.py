@@ -13,7 +13,7 @@ f · F · g, F the factor between the last two parts (all ones if none): one mat
 product per chunk of partial assignments.
 
 Where every constraint of a secret of many parts is a relation between two of them
-(no two ships on a cell, all values different), the count costs the join over all
+(no two pieces on a cell, all values different), the count costs the join over all
 but two parts instead of the product of all their domains, and no decision diagram
 is built. A factor over three parts or more is applied in the join too; one that
 reaches the last two parts moves the split one part earlier (the last part is then

@@ -5,8 +5,8 @@ facts observed since, as narrower masks and clauses (compiler/factored_facts.py)
 A state counts its assignments and every part's marginals in one compiled pass
 (compiler/factored_kernel.py), once; counts of many formulas at once (`counts`) are read
 off those marginals where a formula is one clause whose parts exclude one another -- two
-ships never both hold a cell, so "the shot hits" is the sum of "ship i holds the cell"
-over the ships -- and counted by a pass of their own otherwise.
+pieces never both hold a cell, so "some piece holds it" is the sum of "piece i holds it"
+over the pieces -- and counted by a pass of their own otherwise.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class FactState:
 
     def observe_read(self, reading: Reading) -> FactState:
         """The state with a formula that `reading` reads as one clause of exclusive parts
-        (a hit) or its negation (a miss): `conjoin(reading.form)`, with its pass derived
+        ("some piece holds it") or its negation: `conjoin(reading.form)`, with its pass derived
         from passes of this state with one clause part narrowed to its clause values,
         run with that part first (each a small share of a whole pass). The parts exclude
         one another, so the assignments satisfying the clause are the sum of those

@@ -1,6 +1,6 @@
 """`--backend factored`: the spec's constraints as factors over the secret's parts
 (compiler/factored.py). No decision diagram: it counts secrets whose parts all meet one
-another (ships on a board, all-different codes) where a diagram grows too large.
+another (pieces on a board, all-different codes) where a diagram grows too large.
 
 When every factor joins two parts, a state is bit sets of each part's allowed values
 and the facts observed since (compiler/factored_state.py): a fact is read part by part
