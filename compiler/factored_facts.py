@@ -1,7 +1,7 @@
 """Formulas of the boolean lowering read part by part, for the factored counter.
 
-A secret's *parts* are its variables (a piece on a board, a code peg); a part's values are its domain's
-ranks. Each circuit variable is "group g takes its k-th value", and every group belongs to
+A secret's *parts* are its variables (a piece on a board, a code peg); a part's values
+are its domain's ranks. Each circuit variable is "group g takes its k-th value", and every group belongs to
 one part, so a formula that reads one part only is a mask over that part's values,
 tabulated here (`PartTables.mask`). A formula over several parts is put in conjunctive
 form over such masks (`PartTables.clauses`): a list of clauses, each a disjunction

@@ -127,8 +127,8 @@ class FactState:
 
     def observe_read(self, reading: Reading) -> FactState:
         """The state with a formula that `reading` reads as one clause of exclusive parts
-        ("some piece holds it") or its negation: `conjoin(reading.form)`, with its pass derived
-        from passes of this state with one clause part narrowed to its clause values,
+        ("some piece holds it") or its negation: `conjoin(reading.form)`, with its pass
+        derived from passes of this state with one clause part narrowed to its clause values,
         run with that part first (each a small share of a whole pass). The parts exclude
         one another, so the assignments satisfying the clause are the sum of those
         narrowed passes (counts and marginals), and the others the rest of this state."""
