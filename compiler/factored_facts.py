@@ -1,16 +1,17 @@
 """Formulas of the boolean lowering read part by part, for the factored counter.
 
 A secret's *parts* are its variables (a piece on a board, a code peg); a part's values
-are its domain's ranks. Each circuit variable is "group g takes its k-th value", and every group belongs to
-one part, so a formula that reads one part only is a mask over that part's values,
-tabulated here (`PartTables.mask`). A formula over several parts is put in conjunctive
-form over such masks (`PartTables.clauses`): a list of clauses, each a disjunction
-{part: allowed values}. A clause over one part narrows that part's values; a clause over
-several is kept as a clause (compiler/factored_kernel.py counts those by signatures).
+are its domain's ranks. Each circuit variable is "group g takes its k-th value", and
+every group belongs to one part, so a formula that reads one part only is a mask over
+that part's values, tabulated here (`PartTables.mask`). A formula over several parts is
+put in conjunctive form over such masks (`PartTables.clauses`): a list of clauses, each
+a disjunction {part: allowed values}. A clause over one part narrows that part's values;
+a clause over several is kept as a clause (compiler/factored_kernel.py counts those by
+signatures).
 
 "No piece holds this cell" reads every piece, but it is a conjunction of one mask per
-piece; "some piece holds it" is one clause over all of them. A formula whose conjunctive form would
-need more than MAX_CLAUSES clauses is refused.
+piece; "some piece holds it" is one clause over all of them. A formula whose conjunctive
+form would need more than MAX_CLAUSES clauses is refused.
 """
 
 from __future__ import annotations
