@@ -35,6 +35,7 @@ from sleuth.compiler.encoding import Group, OneHotSecret
 from sleuth.compiler.errors import EvaluationError, SpecError
 from sleuth.compiler.interpret import arithmetic, bind_state, contains, evaluate, iterate
 from sleuth.compiler.ir import HYP, EnumT
+from sleuth.compiler.memo import Memo
 from sleuth.compiler.symvalues import (
     COMPARISONS,
     Sym,
@@ -59,8 +60,7 @@ class Lowering(SymbolicAlgebra):
         self.decode = self.encoding.decode
         self.by_part = self.encoding.by_part
         self.one_hot = self.encoding.one_hot
-        self._feedback: dict[tuple[str, str], dict[tuple, int]] = {}
-        self._facts: dict[tuple[str, str], int] = {}
+        self.memo = Memo()
 
     # -- the facts
 
@@ -69,11 +69,8 @@ class Lowering(SymbolicAlgebra):
 
     def feedback_fact(self, query: str, args: dict[str, Any], feedback: dict[str, Any]) -> int:
         """The formula 'query(args) gives this feedback' (lowered once)."""
-        key = (query, repr((sorted(args.items()), sorted(feedback.items()))))
-        found = self._facts.get(key)
-        if found is None:
-            found = self._facts[key] = self._feedback_fact(query, args, feedback)
-        return found
+        key = ("fact", query, repr((sorted(args.items()), sorted(feedback.items()))))
+        return self.memo.get(key, lambda: self._feedback_fact(query, args, feedback))
 
     def _feedback_fact(self, query: str, args: dict[str, Any], feedback: dict[str, Any]
                        ) -> int:
@@ -91,11 +88,8 @@ class Lowering(SymbolicAlgebra):
     def feedback_values(self, query: str, args: dict[str, Any]) -> dict[tuple, int]:
         """Every feedback (as a tuple of component values) with the formula giving it
         (lowered once per query: the circuit keeps its formulas)."""
-        key = (query, repr(sorted(args.items())))
-        found = self._feedback.get(key)
-        if found is None:
-            found = self._feedback[key] = self._feedback_values(query, args)
-        return found
+        key = ("feedback_values", query, repr(sorted(args.items())))
+        return self.memo.get(key, lambda: self._feedback_values(query, args))
 
     def _feedback_values(self, query: str, args: dict[str, Any]) -> dict[tuple, int]:
         action = self.model.action(query)
