@@ -189,11 +189,14 @@ def _walk(start: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np.ndarray
         acc[d + 1] = s
         if d + 1 == x:
             ax, ay = allowed[d + 1, x], allowed[d + 1, y]
-            found = _one_side(ax, ay, x, y, s, full, B, sig, nonzero[y], sizes[x], marg,
-                              with_marg)
-            if rows.shape[0]:
+            if rows.shape[0]:  # listing: the rows written are the count
+                before = emitted[0]
                 _emit(rows, emitted, cur, ax, ay, x, y, s, full, B, sig, nonzero[y],
                       sizes[x])
+                found = emitted[0] - before
+            else:
+                found = _one_side(ax, ay, x, y, s, full, B, sig, nonzero[y], sizes[x], marg,
+                                  with_marg)
             cnt[d] += found
             if with_marg:
                 _one_side(ay, ax, y, x, s, full, B, sig, nonzero[x], sizes[y], marg, True)
@@ -246,27 +249,53 @@ def count_pairwise(sizes: np.ndarray, masks: np.ndarray, B: np.ndarray, sig: np.
     return int(totals.sum()), margs.sum(axis=0), totals
 
 
+LIST_BYTES = 1 << 28  # rows a listing gives each group before it counts the groups first
+
+
 def list_pairwise(sizes: np.ndarray, masks: np.ndarray, B: np.ndarray, sig: np.ndarray,
-                  C: np.ndarray, full: int, totals: np.ndarray) -> np.ndarray:
-    """Every assignment (`totals` per group of part-0 values, counted before), as rows of
-    value indices, in lexicographic order: each group listed into its own rows, in
-    parallel."""
+                  C: np.ndarray, full: int, n: int, totals: np.ndarray | None = None
+                  ) -> np.ndarray:
+    """Every assignment (n of them), as rows of value indices, in lexicographic order:
+    each group of part-0 values listed in parallel, into rows of its own (room for all
+    n each while that fits LIST_BYTES; else into its share, `totals` per group, counted
+    first when not given)."""
     k, words = masks.shape
-    rows = np.zeros((int(totals.sum()), k), dtype=np.int64)
     full64 = np.uint64(full)
     nonzero = _nonzero(sig, words)
     if k == 2:
+        rows = np.zeros((n, k), dtype=np.int64)
         _emit(rows, np.zeros(1, dtype=np.int64), np.zeros(k, dtype=np.int64), masks[0],
               masks[1], 0, 1, np.uint64(0), full64, B, sig, nonzero[1], int(sizes[0]))
         return rows
     groups = _groups(masks[0], int(sizes[0]), words)
-    _list_groups(groups, np.concatenate([[0], np.cumsum(totals)]), sizes, masks, B, sig, C,
-                 nonzero, full64, rows)
+    if len(groups) * n * k * 8 <= LIST_BYTES:
+        room = np.zeros((len(groups), n, k), dtype=np.int64)
+        found = _list_groups(groups, sizes, masks, B, sig, C, nonzero, full64, room)
+        rows = np.concatenate([room[i, :found[i]] for i in range(len(groups))])
+    else:
+        if totals is None:
+            totals = _walk_groups(groups, sizes, masks, B, sig, C, nonzero, full64, False)[0]
+        offsets = np.concatenate([[0], np.cumsum(totals)])
+        rows = np.zeros((n, k), dtype=np.int64)
+        _list_shares(groups, offsets, sizes, masks, B, sig, C, nonzero, full64, rows)
     return rows[np.lexsort(rows.T[::-1])]
 
 
 @njit(cache=True, parallel=True)
-def _list_groups(groups: np.ndarray, offsets: np.ndarray, sizes: np.ndarray,
+def _list_groups(groups: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np.ndarray,
+                 sig: np.ndarray, C: np.ndarray, nonzero: np.ndarray, full: np.uint64,
+                 room: np.ndarray) -> np.ndarray:
+    k = masks.shape[0]
+    found = np.zeros(groups.shape[0], dtype=np.int64)
+    for i in prange(groups.shape[0]):
+        marg = np.zeros((k, sig.shape[1]), dtype=np.int64)
+        found[i] = _walk(groups[i], sizes, masks, B, sig, C, nonzero, full, marg, False,
+                         room[i])
+    return found
+
+
+@njit(cache=True, parallel=True)
+def _list_shares(groups: np.ndarray, offsets: np.ndarray, sizes: np.ndarray,
                  masks: np.ndarray, B: np.ndarray, sig: np.ndarray, C: np.ndarray,
                  nonzero: np.ndarray, full: np.uint64, rows: np.ndarray) -> None:
     k = masks.shape[0]

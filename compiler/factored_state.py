@@ -191,10 +191,8 @@ class FactState:
         if self.count() > limit:
             return None
         g = self.graph
-        totals = self._run()[2]
-        if totals is None:  # a derived pass: count per group first
-            totals = count_pairwise(g.sizes, self.masks, g.B, *self._arrays(), False)[2]
-        rows = list_pairwise(g.sizes, self.masks, g.B, *self._arrays(), totals)
+        rows = list_pairwise(g.sizes, self.masks, g.B, *self._arrays(), self.count(),
+                             self._run()[2])
         return self._ranked(rows)
 
     def _ranked(self, rows: np.ndarray) -> np.ndarray:

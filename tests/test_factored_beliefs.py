@@ -223,3 +223,18 @@ def test_ten_by_ten_heat_map_against_the_numpy_count() -> None:
         miss = misses(45, cell) - misses(44, 45, cell)
         assert chances[next(q for q in chances if q.rank == cell)][("miss",)] == \
             pytest.approx(miss / total, abs=1e-12)
+
+
+def test_listing_by_counted_shares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listing too large for a buffer per group counts the groups first and writes
+    each group's share: the same rows."""
+    import sleuth.compiler.factored_kernel as kernel
+
+    monkeypatch.setattr(kernel, "LIST_BYTES", 0)
+    game = load_game(SPEC, FLEETS["five"])
+    counted = CountedBelief.prior(game, "factored", list_limit=0)
+    enum = Belief.prior(game)
+    for event in random_events(game, np.random.default_rng(4), 3):
+        counted, enum = counted.observe(event), enum.observe(event)
+        ranks = counted.counter.list_ranks(counted.state, 10**7)
+        assert ranks == enum.game.hypotheses.ranks[enum.index].tolist()
