@@ -200,6 +200,24 @@ def domain_size(d: Domain) -> int:
 
 # ----------------------------------------------------------------------------- unranking
 
+def component_ranks(d: Domain, ranks: np.ndarray) -> list[tuple[Domain, np.ndarray]] | None:
+    """A sequence's positions or a record's fields, each with its domain and its ranks at
+    the given ranks of d (the first component most significant); None for other kinds."""
+    if d.kind == "seq" and d.listed is None:
+        subs = [d.elem] * d.length
+    elif d.kind == "record":
+        subs = [f for _, f in d.fields]
+    else:
+        return None
+    out = []
+    r = ranks
+    for sub in reversed(subs):
+        base = domain_size(sub)
+        out.append((sub, r % base))
+        r = r // base
+    return out[::-1]
+
+
 def unrank(d: Domain, ranks: np.ndarray) -> Any:
     """Encoded values of domain d at the given canonical ranks (int64 array)."""
     ranks = np.asarray(ranks, dtype=np.int64)
@@ -209,22 +227,9 @@ def unrank(d: Domain, ranks: np.ndarray) -> Any:
     if d.listed is not None:
         rows = d.listed[ranks]
         return tuple(unrank(d.elem, rows[..., i]) for i in range(d.length))
-    if d.kind == "seq":
-        base = domain_size(d.elem)
-        digits = []
-        r = ranks
-        for _ in range(d.length):
-            digits.append(r % base)
-            r = r // base
-        return tuple(unrank(d.elem, dig) for dig in reversed(digits))
-    if d.kind == "record":
-        parts = []
-        r = ranks
-        for _, f in reversed(d.fields):
-            base = domain_size(f)
-            parts.append(unrank(f, r % base))
-            r = r // base
-        return tuple(reversed(parts))
+    components = component_ranks(d, ranks)
+    if components is not None:
+        return tuple(unrank(sub, r) for sub, r in components)
     if d.kind == "set":
         return _unrank_subsets(universe_size(d.elem.type), d.sizes, ranks)
     t = d.type

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.circuit import FALSE, TRUE
-from sleuth.compiler.domains import Domain, domain_size
+from sleuth.compiler.domains import Domain, component_ranks, domain_size
 from sleuth.compiler.errors import SleuthError
 from sleuth.compiler.symvalues import Packed, Sym
 
@@ -33,23 +33,10 @@ Clause = dict[int, np.ndarray]  # part -> its values (bool over the part's domai
 def leaf_ranks(d: Domain, ranks: np.ndarray) -> list[np.ndarray]:
     """The rank of each scalar of a value (a sequence's positions, a record's fields, in
     the order the one-hot encoding numbers their groups) at each of the given ranks."""
-    if d.kind == "seq" and d.listed is None:
-        base = domain_size(d.elem)
-        digits = []
-        r = ranks
-        for _ in range(d.length):
-            digits.append(r % base)
-            r = r // base
-        return [x for dig in reversed(digits) for x in leaf_ranks(d.elem, dig)]
-    if d.kind == "record":
-        fields = []
-        r = ranks
-        for _, f in reversed(d.fields):
-            base = domain_size(f)
-            fields.append(leaf_ranks(f, r % base))
-            r = r // base
-        return [x for f in reversed(fields) for x in f]
-    return [ranks]
+    components = component_ranks(d, ranks)
+    if components is None:
+        return [ranks]
+    return [x for sub, r in components for x in leaf_ranks(sub, r)]
 
 
 class PartTables:

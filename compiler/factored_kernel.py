@@ -63,58 +63,43 @@ def _bit(bits: np.ndarray, v: int) -> bool:
 @njit(cache=True, nogil=True)
 def _one_side(ax: np.ndarray, ay: np.ndarray, x: int, y: int, s: np.uint64, full: np.uint64,
               B: np.ndarray, sig: np.ndarray, ynz: np.ndarray, n: int,
-              marg: np.ndarray, add: bool) -> int:
+              marg: np.ndarray, add: bool, rows: np.ndarray, emitted: np.ndarray,
+              prefix: np.ndarray) -> int:
     """Sum over the allowed values a of part x of the allowed values of part y that a
     allows and that, with signature s so far, satisfy every clause (each a's number added
-    to marg[x, a] when `add`)."""
+    to marg[x, a] when `add`). When `rows` has room, each such pair (a, b) after `prefix`
+    is written to it, in order (`emitted` counts the rows written)."""
     total = 0
     words = ax.shape[0]
     need0 = full & ~s
+    listing = rows.shape[0] > 0
     for a in range(n):
         if not _bit(ax, a):
             continue
         need = need0 & ~sig[x, a]
         c = 0
-        if need == 0:
+        if need == 0 and not listing:
             for w in range(words):
                 c += _popcount(ay[w] & B[x, y, a, w])
-        else:  # only values of y whose signature holds every clause still open
+        else:  # pair by pair: with clauses open, only values of y that satisfy some
             for w in range(words):
-                m = ay[w] & B[x, y, a, w] & ynz[w]
+                m = ay[w] & B[x, y, a, w]
+                if need:
+                    m &= ynz[w]
                 while m:
                     b = w * 64 + _trailing(m)
                     m &= m - np.uint64(1)
                     if sig[y, b] & need == need:
                         c += 1
+                        if listing and emitted[0] < rows.shape[0]:
+                            rows[emitted[0], :x] = prefix[:x]
+                            rows[emitted[0], x] = a
+                            rows[emitted[0], y] = b
+                            emitted[0] += 1
         if add:
             marg[x, a] += c
         total += c
     return total
-
-
-@njit(cache=True, nogil=True)
-def _emit(rows: np.ndarray, emitted: np.ndarray, prefix: np.ndarray, ax: np.ndarray,
-          ay: np.ndarray, x: int, y: int, s: np.uint64, full: np.uint64, B: np.ndarray,
-          sig: np.ndarray, ynz: np.ndarray, n: int) -> None:
-    """Write every allowed pair (a, b) of the last two parts after `prefix`, in order."""
-    words = ax.shape[0]
-    need0 = full & ~s
-    for a in range(n):
-        if not _bit(ax, a):
-            continue
-        need = need0 & ~sig[x, a]
-        for w in range(words):
-            m = ay[w] & B[x, y, a, w]
-            if need:  # only values of y that satisfy some clause can close it
-                m &= ynz[w]
-            while m:
-                b = w * 64 + _trailing(m)
-                m &= m - np.uint64(1)
-                if sig[y, b] & need == need and emitted[0] < rows.shape[0]:
-                    rows[emitted[0], :x] = prefix[:x]
-                    rows[emitted[0], x] = a
-                    rows[emitted[0], y] = b
-                    emitted[0] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -189,17 +174,11 @@ def _walk(start: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np.ndarray
         acc[d + 1] = s
         if d + 1 == x:
             ax, ay = allowed[d + 1, x], allowed[d + 1, y]
-            if rows.shape[0]:  # listing: the rows written are the count
-                before = emitted[0]
-                _emit(rows, emitted, cur, ax, ay, x, y, s, full, B, sig, nonzero[y],
-                      sizes[x])
-                found = emitted[0] - before
-            else:
-                found = _one_side(ax, ay, x, y, s, full, B, sig, nonzero[y], sizes[x], marg,
-                                  with_marg)
-            cnt[d] += found
+            cnt[d] += _one_side(ax, ay, x, y, s, full, B, sig, nonzero[y], sizes[x], marg,
+                                with_marg, rows, emitted, cur)
             if with_marg:
-                _one_side(ay, ax, y, x, s, full, B, sig, nonzero[x], sizes[y], marg, True)
+                _one_side(ay, ax, y, x, s, full, B, sig, nonzero[x], sizes[y], marg, True,
+                          rows[:0], emitted, cur)
             continue
         d += 1
         cur[d] = -1
@@ -224,11 +203,13 @@ def _walk_groups(groups: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np
 @njit(cache=True, nogil=True)
 def _pairs(sizes: np.ndarray, masks: np.ndarray, B: np.ndarray, sig: np.ndarray,
            nonzero: np.ndarray, full: np.uint64, marg: np.ndarray, with_marg: bool) -> int:
+    emitted, prefix = np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    none = np.zeros((0, 2), dtype=np.int64)  # counting, not listing
     total = _one_side(masks[0], masks[1], 0, 1, np.uint64(0), full, B, sig, nonzero[1],
-                      sizes[0], marg, with_marg)
+                      sizes[0], marg, with_marg, none, emitted, prefix)
     if with_marg:
         _one_side(masks[1], masks[0], 1, 0, np.uint64(0), full, B, sig, nonzero[0],
-                  sizes[1], marg, True)
+                  sizes[1], marg, True, none, emitted, prefix)
     return total
 
 
@@ -264,8 +245,9 @@ def list_pairwise(sizes: np.ndarray, masks: np.ndarray, B: np.ndarray, sig: np.n
     nonzero = _nonzero(sig, words)
     if k == 2:
         rows = np.zeros((n, k), dtype=np.int64)
-        _emit(rows, np.zeros(1, dtype=np.int64), np.zeros(k, dtype=np.int64), masks[0],
-              masks[1], 0, 1, np.uint64(0), full64, B, sig, nonzero[1], int(sizes[0]))
+        _one_side(masks[0], masks[1], 0, 1, np.uint64(0), full64, B, sig, nonzero[1],
+                  int(sizes[0]), np.zeros((k, sig.shape[1]), dtype=np.int64), False, rows,
+                  np.zeros(1, dtype=np.int64), np.zeros(k, dtype=np.int64))
         return rows
     groups = _groups(masks[0], int(sizes[0]), words)
     if len(groups) * n * k * 8 <= LIST_BYTES:
