@@ -32,4 +32,4 @@ class TemplateCounter(Counter):
     def count(self, state: Any) -> int:
         raise NotImplementedError  # projected onto the secret's variables
 
-    # OPTIONAL: marginals, sample_ranks, list_ranks (see base.py)
+    # OPTIONAL: marginals, counts, sample_ranks, list_ranks (see base.py)
