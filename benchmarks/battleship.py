@@ -46,8 +46,6 @@ from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import make_strategy
 
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "battleship.yaml"
-
-
 SHARED = 50_000  # counted beliefs kept by their shots, shared by the games that reach them
 
 

@@ -46,10 +46,13 @@ class PartTables:
         self.circuit = lowering.circuit
         self.sizes = [domain_size(d) for d in domains]
         self.literal: dict[int, tuple[int, np.ndarray, int]] = {}  # var -> (part, ranks, k)
+        # per part, its one-hot groups, each with its value's index at every part value
+        self.leaves: list[list[tuple[Any, np.ndarray]]] = []
         for p, (name, d) in enumerate(zip(parts, domains, strict=True)):
             groups = self._groups(lowering.encoding, lowering.secret[name], name)
             leaves = leaf_ranks(d, np.arange(self.sizes[p], dtype=np.int64))
-            for g, ranks in zip(groups, leaves, strict=True):
+            self.leaves.append(list(zip(groups, leaves, strict=True)))
+            for g, ranks in self.leaves[-1]:
                 for k, lit in enumerate(g.literals):
                     self.literal[lit] = (p, ranks, k)
         self._support: dict[int, frozenset[int]] = {}

@@ -133,7 +133,8 @@ class FactState:
         one another, so the assignments satisfying the clause are the sum of those
         narrowed passes (counts and marginals), and the others the rest of this state."""
         after = self.conjoin(reading.form)
-        narrowed = [(p, self.graph.compress(p, m)) for p, m in (reading.sum or {}).items()]
+        assert reading.sum is not None, "a formula read as one exclusive clause"
+        narrowed = [(p, self.graph.compress(p, m)) for p, m in reading.sum.items()]
 
         def derive() -> tuple[int, np.ndarray, None]:
             count, marg = 0, np.zeros((len(self.masks), self.graph.B.shape[2]),
@@ -167,16 +168,18 @@ class FactState:
     def count(self) -> int:
         return self._run()[0]
 
-
     def part_counts(self) -> list[np.ndarray]:
-        """Assignments giving each part each value of its domain (int64 per part)."""
-        marg = self._run()[1]
-        out = []
-        for p, values in enumerate(self.graph.values):
-            counts = np.zeros(self.graph.domain_sizes[p], dtype=np.int64)
-            counts[values] = marg[p, :len(values)]
-            out.append(counts)
-        return out
+        """Assignments giving each part each value of its domain (int64 per part), once."""
+        def make() -> list[np.ndarray]:
+            marg = self._run()[1]
+            out = []
+            for p, values in enumerate(self.graph.values):
+                counts = np.zeros(self.graph.domain_sizes[p], dtype=np.int64)
+                counts[values] = marg[p, :len(values)]
+                out.append(counts)
+            return out
+
+        return self.memo.get(("part_counts",), make)
 
     def count_read(self, reading: Reading) -> int:
         """Assignments of this state that satisfy a formula (read by `Reading.of`)."""

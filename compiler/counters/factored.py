@@ -91,17 +91,10 @@ class FactoredCounter(Counter):
     def marginals(self, state: Any) -> dict[str, dict[Any, float]]:
         """P(value) of every one-hot group, from one pass's part marginals."""
         self._conditions(state)
-        from sleuth.compiler.factored_facts import leaf_ranks
-
         total = state.count()
         out: dict[str, dict[Any, float]] = {}
-        for p, counts in enumerate(state.part_counts()):
-            domain = self.graph.domains[p]
-            groups = self.tables._groups(self.space.lowering.encoding,
-                                         self.space.lowering.secret[self.graph.parts[p]],
-                                         self.graph.parts[p])
-            leaves = leaf_ranks(domain, np.arange(len(counts), dtype=np.int64))
-            for g, ranks in zip(groups, leaves, strict=True):
+        for counts, leaves in zip(state.part_counts(), self.tables.leaves, strict=True):
+            for g, ranks in leaves:
                 per = np.bincount(ranks, weights=counts.astype(float), minlength=len(g.values))
                 out[g.name] = {v: float(per[k]) / total for k, v in enumerate(g.values)}
         return out

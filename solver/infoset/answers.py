@@ -16,6 +16,12 @@ import numpy as np
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 
 
+def feedback_dict(game: Any, action: str, key: tuple) -> dict[str, Any]:
+    """A feedback given as the tuple of its components' values, by component name."""
+    names = [name for name, _, _ in game.model.action(action).feedback or []]
+    return dict(zip(names, key, strict=True))
+
+
 def feedback_chances(belief: AnyBelief, candidates: Candidates
                      ) -> list[tuple[Query, dict[tuple, float]]]:
     """Every legal deterministic query with the probability of each feedback it can give
@@ -27,7 +33,6 @@ def feedback_chances(belief: AnyBelief, candidates: Candidates
             continue
         action = block.action.name
         names = [name for name, _, _ in game.model.action(action).feedback]
-        coder = game.coder(action)
         listed = belief.listing()
         for rank in block.ranks.tolist():
             query = Query(action, int(rank))
@@ -41,10 +46,10 @@ def feedback_chances(belief: AnyBelief, candidates: Candidates
             p /= p.sum()
             chances: dict[tuple, Any] = {}
             for code in np.flatnonzero(p).tolist():
-                feedback = coder.decode(code)
+                feedback = game.coder(action).decode(code)
                 chances[tuple(feedback[n] for n in names)] = float(p[code])
             out.append((query, chances))
     return out
 
 
-__all__ = ["feedback_chances"]
+__all__ = ["feedback_chances", "feedback_dict"]

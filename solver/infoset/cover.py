@@ -13,9 +13,12 @@ holds for, counted (`chances`), and the cover is settled when every chance is 0 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from sleuth.compiler.api import Game, interpret
+from sleuth.solver.infoset.answers import feedback_chances, feedback_dict
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query
 
@@ -63,9 +66,12 @@ class Cover:
 
     def holds(self, query: Query, code: int) -> bool:
         """Whether the cover condition holds for a query whose feedback has this code."""
+        return self.holds_for(query, self.game.coder(query.action).decode(code))
+
+    def holds_for(self, query: Query, feedback: dict[str, Any]) -> bool:
+        """Whether the cover condition holds for a query giving this feedback."""
         node = self.game.model.cover[query.action]
         env = dict(self.game.space(query.action).value(query.rank))
-        feedback = self.game.coder(query.action).decode(code)
         for name, uid, _ in self.game.model.action(query.action).feedback or []:
             env[uid] = feedback[name]
         return bool(interpret(node, env))
@@ -78,14 +84,11 @@ class Cover:
         if listed is not None:
             return Cover.of(listed.game).table[:, listed.index] @ listed.probabilities()
         out = np.zeros(len(self.queries))
-        for i, query in enumerate(self.queries):
-            args = self.game.space(query.action).value(query.rank)
-            names = [name for name, _, _ in self.game.model.action(query.action).feedback]
-            coder = self.game.coder(query.action)
-            for feedback, mass in belief.feedback_masses(query.action, args).items():
-                if self.holds(query, coder.encode(dict(zip(names, feedback, strict=True)))):
-                    out[i] += mass
-        return out / belief.mass
+        for query, chances in feedback_chances(belief, self.candidates):
+            out[self.position[(query.action, query.rank)]] = sum(
+                p for key, p in chances.items()
+                if self.holds_for(query, feedback_dict(self.game, query.action, key)))
+        return out
 
     def settled(self, belief: InformationSet) -> bool:
         """Whether the hypotheses left agree on the cover."""

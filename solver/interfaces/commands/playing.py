@@ -140,7 +140,7 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, show_q
     if show_queries:
         start = time.perf_counter()
         chances = query_chances(game, current)
-        steps_seconds = round(time.perf_counter() - start, 4)
+        queries_seconds = round(time.perf_counter() - start, 4)
     if as_json:
         start = time.perf_counter()
         marginals = current.marginals()
@@ -156,7 +156,7 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, show_q
         }
         if chances is not None:
             data["queries"] = chances
-            data["queries_seconds"] = steps_seconds
+            data["queries_seconds"] = queries_seconds
         click.echo(json.dumps(data, indent=2))
         return
     from rich.text import Text
@@ -183,7 +183,7 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, show_q
         console.print(f"  {p:7.2%}  " + ", ".join(f"{k} = {format_value(v)}"
                                                   for k, v in h.items()))
     if chances is not None:
-        console.print(f"each query's chance of each feedback ({steps_seconds:.2f} s):")
+        console.print(f"each query's chance of each feedback ({queries_seconds:.2f} s):")
         for row in chances:
             shown = query_text(row["query"], row["args"])
             console.print(f"  {shown}: " + ", ".join(f"{k} {p:.4f}"
@@ -192,15 +192,12 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, show_q
 
 def query_chances(game: Any, belief: Any) -> list[dict[str, Any]]:
     """Each legal query (as JSON) with its chance of each feedback (by its text)."""
-    from sleuth.solver.infoset.answers import feedback_chances
+    from sleuth.solver.infoset.answers import feedback_chances, feedback_dict
     from sleuth.solver.infoset.queries import Candidates
 
     candidates = Candidates(game)
-    def names(action: str) -> list[str]:
-        return [n for n, _, _ in game.model.action(action).feedback or []]
-
     return [{**candidates.shown(q),
-             "feedback": {feedback_text(dict(zip(names(q.action), k, strict=True))): p
+             "feedback": {feedback_text(feedback_dict(game, q.action, k)): p
                           for k, p in sorted(chances.items(), key=lambda kv: repr(kv[0]))}}
             for q, chances in feedback_chances(belief, candidates)]
 
