@@ -20,8 +20,8 @@ labelled edges:
 
 Columns that are equal stay together under every query, so matching them in any order
 gives the same action on sets of hypotheses. The search stops at LIMIT symmetries or
-NODES refinements; what it found is then a set of symmetries, not a closed group, and
-callers that only take each set's least image stay sound with it.
+WORK / (rows x columns) refinements; what it found is then a set of symmetries, not a
+closed group, and callers that only take each set's least image stay sound with it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import hashlib
 import numpy as np
 
 LIMIT = 5_000  # symmetries kept at most
-NODES = 20_000  # refinements at most
+WORK = 200_000_000  # refinements x table cells at most (at least 50 refinements)
 CELLS = 5_000_000  # rows x columns at most: larger tables are not searched
 
 
@@ -56,6 +56,7 @@ class _Search:
         self.table = table
         self.rows, self.cols = table.shape
         self.nodes = 0
+        self.most_nodes = max(50, WORK // table.size)
         self.found = 0
 
     def run(self):
@@ -67,7 +68,7 @@ class _Search:
             yield from self._descend(left, left)
 
     def _descend(self, left: tuple, right: tuple):
-        if self.found >= LIMIT or self.nodes >= NODES:
+        if self.found >= LIMIT or self.nodes >= self.most_nodes:
             return
         lrows, lcols, ltrace = left
         rrows, rcols, rtrace = right

@@ -33,6 +33,7 @@ from sleuth.solver.strategies.base import require_optimal
 Value = tuple[int, int]  # (misses over the set, the worst game's queries)
 Found = tuple[Value, bool]  # (value, exact); not exact: value[0] a lower bound
 NO_LIMIT = 1 << 62
+KEYS = 64  # symmetries a set's key is taken over at most (fewer share less, never wrongly)
 
 
 class LeafCosts:
@@ -92,7 +93,7 @@ class CoverSearch:
         # a set and its images under the table's symmetries share one entry (sigma None:
         # the identity only)
         sigma, _ = table_symmetries(self.codes * 2 + self.cover)
-        self.sigma = sigma if len(sigma) > 1 else None
+        self.sigma = sigma[:KEYS] if len(sigma) > 1 else None
         self.memo: dict[bytes, Found] = {}
         self.nodes = 0
 
