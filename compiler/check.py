@@ -416,7 +416,7 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
     params = {name: value for name, (value, _loc) in spec.params.items()}
     for name, value in overrides.items():
         if name not in params:
-            raise SpecError(f"unknown parameter '{name}' in --set",
+            raise SpecError(f"no parameter '{name}' to set",
                             hint=did_you_mean(name, params) or
                             (f"parameters of this spec: {', '.join(params)}" if params
                              else "this spec has no parameters"))
@@ -428,8 +428,9 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
             _same_kind(name, old, value, spec.params[name][1])
         elif type(old) is not type(value) and not (isinstance(old, float) and
                                                    isinstance(value, int)):
-            raise SpecError(f"--set {name}={value!r}: expected {type(old).__name__}, like the "
-                            f"spec's value {old!r}", spec.params[name][1])
+            raise SpecError(f"parameter {name} set to {value!r}: expected "
+                            f"{type(old).__name__}, like the spec's value {old!r}",
+                            spec.params[name][1])
         params[name] = value
     for name, value in params.items():
         if isinstance(value, Hidden) and any(isinstance(v, int) and abs(v) > ir.INT_LIMIT
@@ -438,8 +439,8 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
                             None if name in overrides else spec.params[name][1])
         if isinstance(value, int) and not isinstance(value, bool) and \
                 abs(value) > ir.INT_LIMIT:
-            where = "--set " if name in overrides else ""
-            raise SpecError(f"{where}param {name} = {value:,} is too large",
+            where = " as set" if name in overrides else ""
+            raise SpecError(f"param {name} = {value:,}{where} is too large",
                             None if name in overrides else spec.params[name][1],
                             hint=f"integer params are at most 2**62 = {ir.INT_LIMIT:,}")
     return params
@@ -453,11 +454,11 @@ def _same_kind(name: str, old: Any, new: Any, loc: Loc) -> None:
 
     olds, news = numbers(old), numbers(new)
     if not all(is_number(v) for v in olds + news):
-        raise SpecError(f"--set {name}: a hidden param and its values must be numbers, not "
-                        f"{new!s}", loc)
+        raise SpecError(f"parameter {name}: a hidden param and its values must be numbers, "
+                        f"not {new!s}", loc)
     if all(isinstance(v, int) for v in olds) and not all(isinstance(v, int) for v in news):
-        raise SpecError(f"--set {name}={new!s}: expected whole numbers, like the spec's value "
-                        f"{old!s}", loc)
+        raise SpecError(f"parameter {name} set to {new!s}: expected whole numbers, like the "
+                        f"spec's value {old!s}", loc)
 
 
 def _no_clash(args: list[Var], secret: list[Var], params: dict[str, Any]) -> None:

@@ -70,7 +70,7 @@ class OneHotSecret:
             raise SpecError(f"the symbolic backends encode '{name}' with one boolean variable "
                             f"per value: {domain_size(d):,} values is more than the "
                             f"{MAX_GROUP_VALUES:,} they take", var.loc,
-                            hint="narrow its domain (the params, --set)")
+                            hint="narrow its domain (the params)")
         values = domain_values(d)
         nodes = [self.circuit.new_var() for _ in values]
         literals = [self.circuit.nodes[n][1] for n in nodes]

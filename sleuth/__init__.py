@@ -24,6 +24,8 @@ _API = {
     "strategy": "sleuth.solver.interfaces.api",
     "evaluate": "sleuth.solver.interfaces.api",
     "analyse": "sleuth.solver.interfaces.api",
+    "feedback": "sleuth.solver.interfaces.api",
+    "simulate": "sleuth.solver.interfaces.api",
     "Suggestion": "sleuth.solver.interfaces.api",
     "STRATEGIES": "sleuth.solver.strategies",
     "BACKENDS": "sleuth.solver.infoset.backends",

@@ -156,7 +156,7 @@ def test_set_of_unknown_param_suggests_the_nearest(tmp_path):
     path.write_text(BASE)
     with pytest.raises(SpecError) as err:
         load_game(path, parse_overrides(["nn=4"]))
-    assert err.value.message == "unknown parameter 'nn' in --set"
+    assert err.value.message == "no parameter 'nn' to set"
     assert err.value.hint == "did you mean 'n'?"
     assert err.value.loc is None
 

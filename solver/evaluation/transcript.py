@@ -35,6 +35,8 @@ from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.infoset.rounds import RoundRule
 from sleuth.solver.strategies import Strategy
 
+SECRET_STREAM = 1  # a secret drawn at random comes from seed stream (seed, 1)
+
 
 @dataclass
 class Step:
@@ -112,6 +114,39 @@ def parse_secret(game: Game, items: tuple[str, ...] | list[str],
             values[v.name] = coerce_text(v.domain, raw[v.name])
         except ValueError as err:
             raise ObservationError(f"--secret {v.name}: {err}") from None
+    return locate_secret(game, values, listed)
+
+
+def secret_values(game: Game, secret: Any) -> dict[str, Any]:
+    """A secret given as data (a mapping of its variables' values as the spec writes them,
+    or one value when it has one variable) checked against its domains."""
+    variables = game.model.secret
+    names = [v.name for v in variables]
+    if not isinstance(secret, dict):
+        if len(names) != 1:
+            raise ObservationError(f"this secret has {len(names)} variables: give a mapping "
+                                   "of each one's value", hint=f"its variables: {', '.join(names)}")
+        secret = {names[0]: secret}
+    for k in secret:
+        if k not in names:
+            raise ObservationError(f"the secret has no variable '{k}'",
+                                   hint=f"its variables: {', '.join(names)}")
+    values = {}
+    for v in variables:
+        if v.name not in secret:
+            raise ObservationError(f"the secret needs a value for '{v.name}' "
+                                   f"({v.domain.describe()})")
+        try:
+            values[v.name] = coerce(v.domain, secret[v.name])
+        except ValueError as err:
+            raise ObservationError(f"the secret's {v.name}: {err}",
+                                   hint=f"a value of {v.domain.describe()}") from None
+    return values
+
+
+def locate_secret(game: Game, values: dict[str, Any], listed: bool = True) -> tuple[Game, int]:
+    """The game whose hypothesis table holds the secret `values` and its index there: the
+    game itself, or (when the hypotheses are not `listed`) a one-hypothesis table."""
     if listed:
         return game, hypothesis_index(game, values)
     rank = hypothesis_rank(game, values)
@@ -209,5 +244,5 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
     return t
 
 
-__all__ = ["Step", "Transcript", "hypothesis_index", "hypothesis_rank", "outcome", "parse_secret",
-           "play_secret"]
+__all__ = ["SECRET_STREAM", "Step", "Transcript", "hypothesis_index", "hypothesis_rank",
+           "locate_secret", "outcome", "parse_secret", "play_secret", "secret_values"]

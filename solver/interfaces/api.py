@@ -7,6 +7,8 @@
     query = sleuth.suggest(belief, strategy="entropy")    # the next query: action + args
     result = sleuth.evaluate(game, strategy="minimax")    # every secret: total, worst, ...
     report = sleuth.analyse(game)                         # first moves, entropy per round
+    marks = sleuth.feedback(game, SECRET, QUERY, ARGS)    # what a secret answers
+    game1 = sleuth.simulate(game, "entropy", seed=1)      # one game: `sleuth solve --json`
 
 Every error a user can cause is a `sleuth.SleuthError` with a message, a
 location where there is one, and a hint.
@@ -18,14 +20,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from sleuth.compiler.api import Budget, Game, load_game, show_value
 from sleuth.solver.evaluation.analysis import Analysis
 from sleuth.solver.evaluation.analysis import analyse as run_analysis
 from sleuth.solver.evaluation.evaluate import Evaluation, evaluate_strategy
-from sleuth.solver.infoset.backends import choose_backend, prior_belief
-from sleuth.solver.infoset.observe import make_event
+from sleuth.solver.evaluation.transcript import (
+    SECRET_STREAM,
+    locate_secret,
+    outcome,
+    play_secret,
+    secret_values,
+)
+from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
+from sleuth.solver.infoset.observe import checked_args, make_event
 from sleuth.solver.infoset.protocol import InformationSet
-from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.infoset.queries import Candidates, Query
 from sleuth.solver.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
 
 
@@ -57,7 +68,11 @@ def observe(current: InformationSet, query: str, args: dict[str, Any],
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A query to ask next: its action and arguments (values as the spec writes them)."""
+    """A query to ask next, as `suggest` returns it: `query`, the action's name, and
+    `args`, its arguments by name, with values as the spec writes them and as JSON
+    takes them (sets as sorted lists, sequences as lists). `str()` gives the text `play`
+    shows (`guess g=[1, 1, 2, 2]`); `feedback(game, secret, s.query, s.args)` answers
+    it."""
 
     query: str
     args: dict[str, Any]
@@ -81,6 +96,46 @@ def suggest(current: InformationSet, strategy: str = DEFAULT_STRATEGY, guesses: 
     return Suggestion(q.action, {k: show_value(v) for k, v in args.items()})
 
 
+def feedback(game: Game, secret: Any, query: str, args: dict[str, Any],
+             seed: int = 0, turn: int = 1) -> Any:
+    """What `secret` answers to `query(args)`: the feedback as a mapping of its components,
+    or, for an action answered by a response, one answer drawn by its probabilities
+    (seeded). The secret is a mapping of its variables' values, or the value itself when
+    it has one variable; values as the spec writes them, and the result as JSON takes
+    it. `turn` is the query's place in the game, for an action that reads it."""
+    action = game.model.action(query)
+    args = checked_args(game, action, dict(args), turn=turn)
+    secret_game, index = locate_secret(game, secret_values(game, secret),
+                                       lists_hypotheses(choose_backend(game, None)))
+    asked = Query(action.name, int(game.space(action.name).rank(args)))
+    event = outcome(secret_game, asked, args, index, np.random.default_rng(seed))
+    return show_value(event.feedback if event.feedback is not None else event.answer)
+
+
+def simulate(game: Game, strategy: str = DEFAULT_STRATEGY, *, secret: Any = None,
+             seed: int = 0, guesses: str = "any", backend: str | None = None,
+             max_steps: int = 100, **options: Any) -> dict[str, Any]:
+    """One game: the strategy asks and `secret` answers (as in `feedback`), or, without a
+    secret, one drawn by the prior from `seed` (the same one `sleuth solve
+    --random-secret --seed` draws). The transcript `sleuth solve --json` prints, as JSON
+    data: `secret`, `hypotheses`, `entropy_bits`, `queries`, `solved` and `steps` (each
+    {query, args, feedback | answer, remaining, entropy_bits, information_bits}), with
+    `strategy`, `backend` and `guesses`."""
+    chooser = make_strategy(strategy, Candidates(game, guesses), seed, **options)
+    chosen = choose_backend(game, backend)
+    root = prior_belief(game, chosen)
+    if secret is None:
+        drawn = root.draw(1, np.random.default_rng([seed, SECRET_STREAM]))
+        secret_game, index = drawn.game, int(drawn.index[0])
+    else:
+        secret_game, index = locate_secret(game, secret_values(game, secret),
+                                           lists_hypotheses(chosen))
+    played = play_secret(game, chooser, index, seed, max_steps, root=root,
+                         secret_game=secret_game)
+    return {"strategy": chooser.name, "backend": chosen, "guesses": guesses,
+            **played.to_json()}
+
+
 def evaluate(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
              secrets: int | None = None, seed: int = 0, backend: str | None = None,
              **options: Any) -> Evaluation:
@@ -99,5 +154,5 @@ def analyse(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
     return run_analysis(game, chooser, game.name, secrets=secrets, seed=seed)
 
 
-__all__ = ["Suggestion", "analyse", "belief", "evaluate", "load", "observe", "strategy",
-           "suggest"]
+__all__ = ["Suggestion", "analyse", "belief", "evaluate", "feedback", "load", "observe",
+           "simulate", "strategy", "suggest"]

@@ -12,7 +12,7 @@ import click
 import numpy as np
 
 from sleuth.compiler.api import SleuthError, show_value
-from sleuth.solver.evaluation.transcript import parse_secret, play_secret
+from sleuth.solver.evaluation.transcript import SECRET_STREAM, parse_secret, play_secret
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.observe import (
     apply_event,
@@ -42,8 +42,6 @@ from sleuth.solver.interfaces.play import (
 )
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.wording import counted, plural
-
-SECRET_STREAM = 1  # --random-secret draws from seed stream (seed, 1)
 
 
 @click.command()
