@@ -92,8 +92,15 @@ def test_a_mastermind_game_to_the_win_by_clicking(page, site):
         until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
         if page.is_visible("#over"):
             break
-    assert page.text_content("#over").startswith(f"Solved in {turn} quer")
+    assert page.text_content("#over") == (f"Solved in {turn} quer{'y' if turn == 1 else 'ies'}"
+                                          f": code = {code}.")
     assert page.text_content("#hypotheses") == "1"
+    # the end: no advice, nothing more to record, the one code listed, undo still there
+    assert not page.is_visible("#advice") and page.is_disabled("#record")
+    assert all(f.is_disabled() for f in page.query_selector_all("#fields input, #fields select"))
+    assert page.text_content("#likely-title") == "1 left"
+    assert page.text_content("#likely li") == f"code = {code} (100.0%)"
+    assert page.is_enabled("#undo")
     (cell,) = [c for c in page.query_selector_all("table[data-variable='code'] td")
                if c.get_attribute("data-p") == "1"][:1] or [None]
     assert cell is not None and not page.errors
@@ -101,6 +108,9 @@ def test_a_mastermind_game_to_the_win_by_clicking(page, site):
     sid = page.evaluate("decodeURIComponent(location.hash.split('=')[1])")
     saved = json.loads((sessions / f"{sid}.json").read_text())
     assert len(saved["steps"]) == turn and saved["steps"][-1]["feedback"]["black"] == 4
+    page.click("#undo")  # back into the game: advice and the form again
+    until(page, f"document.querySelectorAll('#history tbody tr').length == {turn - 1}")
+    assert page.is_visible("#advice") and page.is_enabled("#record") and not page.errors
 
 
 def test_clues_grid_in_the_page_is_sleuth_belief(page, site):

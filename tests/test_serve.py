@@ -7,6 +7,7 @@ tests/test_serve_load.py; in a real browser: tests/test_browser.py."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -82,6 +83,7 @@ def test_a_whole_game_played_through_the_api(client):
     code = [3, 1, 6, 6]
     st = client.post("/api/sessions", json={"spec": "mastermind", "params": {}}).json()
     sid, played = st["id"], []
+    assert st["flat"] and st["likely"] == [] and st["few"] is None  # 1,296 alike: no ranking
     while st["over"] is None:
         advice = client.get(f"/api/sessions/{sid}/suggest").json()
         guess = advice["suggestion"]["args"]["g"]
@@ -92,7 +94,16 @@ def test_a_whole_game_played_through_the_api(client):
                                "outcome": feedback}).json()
         played.append({"query": "guess", "args": {"g": guess}, "feedback": feedback})
         assert len(played) < 10
-    assert st["over"] == {"solved": True, "queries": len(played)}
+        if st["hypotheses"] <= 50:  # the few left, listed: every code the marks allow
+            allowed = {str(list(c)) for c in itertools.product(range(1, 7), repeat=4)
+                       if all(mastermind_feedback(p["args"]["g"], list(c)) == p["feedback"]
+                              for p in played)}
+            assert {h["value"]["code"] for h in st["few"]} == allowed
+            assert abs(sum(h["p"] for h in st["few"]) - 1) < 1e-9 and st["likely"] == []
+        else:
+            assert st["few"] is None
+    assert st["over"] == {"solved": True, "queries": len(played),
+                          "answer": {"code": str(code)}}
     assert [s["feedback"] for s in st["steps"]] == [p["feedback"] for p in played]
     saved = json.loads((client.sessions / f"{sid}.json").read_text())
     assert saved["format"] == "sleuth-session/1" and saved["steps"] == played

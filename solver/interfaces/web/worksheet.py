@@ -35,6 +35,7 @@ from sleuth.solver.strategies import Entropy, make_strategy
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 TOP_K = 5  # queries the page compares by default
+FEW = 50  # hypotheses left that the page lists, each with its probability
 AUTO = "auto"  # the page's default strategy: see Worksheet.suggest
 SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list
 
@@ -106,10 +107,23 @@ class Worksheet:
             "params": {k: show_value(v) for k, v in self.game.model.params.items()},
             "steps": steps, "hypotheses": belief.size, "entropy_bits": belief.entropy_bits(),
             "grids": grids(marginals), "panels": panels(self.game, marginals),
-            "likely": [{"value": {k: format_value(v) for k, v in h.items()}, "p": p}
-                       for h, p in belief.top(5)],
-            "over": over, "can_undo": bool(self.events), "can_redo": bool(self.redo)}
+            **self._left(belief), "over": over, "can_undo": bool(self.events),
+            "can_redo": bool(self.redo)}
         return out
+
+    @staticmethod
+    def _left(belief: InformationSet) -> dict[str, Any]:
+        """What is left: `flat` (every hypothesis equally likely: no ranking to show),
+        `few` (at most FEW left: each with its probability, else null) and `likely`
+        (the 5 most likely, when neither says more)."""
+        def shown(pairs: list) -> list[dict[str, Any]]:
+            return [{"value": {k: format_value(v) for k, v in h.items()}, "p": p}
+                    for h, p in pairs]
+
+        flat = belief.uniform and belief.size > 1
+        few = shown(belief.top(belief.size)) if belief.size <= FEW else None
+        return {"flat": flat, "few": few,
+                "likely": [] if flat or few is not None else shown(belief.top(5))}
 
     def _over(self) -> dict[str, Any] | None:
         """How the game ended, or None while it goes on."""
@@ -119,7 +133,9 @@ class Worksheet:
         if not has_stop(self.game) and ambiguous(belief, self.game):
             return {"solved": False, "queries": len(self.events),
                     "indistinguishable": goal_values(belief, self.game)}
-        return {"solved": True, "queries": len(self.events)}
+        answer = {k: format_value(v) for k, v in belief.top(1)[0][0].items()
+                  if k in self.game.model.identify}
+        return {"solved": True, "queries": len(self.events), "answer": answer}
 
     # -- changes
 

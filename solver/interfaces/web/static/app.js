@@ -255,10 +255,15 @@ async function render(st) {
   const over = $("over");
   over.hidden = !st.over;
   if (st.over) {
+    const answer = Object.entries(st.over.answer || {}).map(([k, v]) => `${k} = ${v}`).join(", ");
     over.textContent = st.over.solved
-      ? `Solved in ${st.over.queries} quer${st.over.queries === 1 ? "y" : "ies"}.`
+      ? `Solved in ${st.over.queries} quer${st.over.queries === 1 ? "y" : "ies"}${answer ? ": " + answer : ""}.`
       : `Over after ${st.over.queries} queries: no query tells the last ${st.over.indistinguishable} apart.`;
   }
+  // over: no advice, nothing more to record; undo stays
+  $("advice").hidden = !!st.over;
+  $("record").disabled = !!st.over;
+  $("action").disabled = !!st.over;
   renderGrids(st);
   renderHistory(st);
   const s = await summary(st.spec, st.params);
@@ -267,6 +272,7 @@ async function render(st) {
     fill($("action"), s.forms.map((f) => [f.name, `${f.name} (${f.kind})`]));
     buildForm();
   }
+  for (const input of $("fields").querySelectorAll("input, select, button")) input.disabled = !!st.over;
   $("suggestion").textContent = "";
   $("top").tBodies[0].replaceChildren();
   if (!st.over) suggest();
@@ -316,8 +322,12 @@ function renderGrids(st) {
     }
     panels.append(list);
   }
-  $("likely-title").hidden = !st.likely.length;
-  $("likely").replaceChildren(...st.likely.map((h) => el("li", {
+  // at most 50 left: every one with its chance; else the 5 most likely, unless all are alike
+  const listed = st.few || st.likely;
+  $("flat").hidden = !st.flat;
+  $("likely-title").hidden = !listed.length;
+  $("likely-title").textContent = st.few ? `${st.few.length} left` : "Most likely";
+  $("likely").replaceChildren(...listed.map((h) => el("li", {
     text: Object.entries(h.value).map(([k, v]) => `${k} = ${v}`).join(", ") + ` (${(100 * h.p).toFixed(1)}%)` })));
 }
 
