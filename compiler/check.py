@@ -135,6 +135,7 @@ class Model:
     lies: Lies | None = None  # lies: at most a budget of false answers in a game (rules.py)
     rounds: rules.Rounds | None = None  # rounds: queries grouped into rounds, scored first
     cover: dict[str, ir.Node] | None = None  # goal: {cover}: per query, its condition
+    title: str = ""  # the spec's title: its params in a heading
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -239,7 +240,7 @@ class Checker(Declarations):
                      tuple(sorted(self.strings)), dict(self.tables),
                      spec.goal.confidence, spec.goal.until_indistinguishable,
                      check_lies(self, queries), rules.check_rounds(self, queries),
-                     rules.check_cover(self, queries))
+                     rules.check_cover(self, queries), spec.title)
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

@@ -9,6 +9,7 @@ because their sizes are constant expressions over the params.
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from sleuth.compiler.hidden import hidden_from
 from sleuth.compiler.parse import parse_expr
 from sleuth.compiler.source import Document, scalar_value
 
-TOP_KEYS = ("game", "about", "params", "domains", "secret", "prior", "defs", "queries",
+TOP_KEYS = ("game", "title", "about", "params", "domains", "secret", "prior", "defs", "queries",
             "observations", "goal", "data", "lies", "rounds")
 ACTION_KEYS = ("args", "legal", "history", "let", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
@@ -132,6 +133,7 @@ class Spec:
     data: dict[str, TableDecl] = field(default_factory=dict)
     lies: LiesDecl | None = None
     rounds: RoundsDecl | None = None
+    title: str = ""  # how the params read in a heading: "{pegs} pegs" (_read_title)
 
 
 class Reader:
@@ -238,7 +240,22 @@ def read_spec(doc: Document) -> Spec:
         data=_read_data(r, top["data"][1]) if "data" in top else {},
         lies=_read_lies(r, top["lies"][1]) if "lies" in top else None,
         rounds=_read_rounds(r, top["rounds"][1]) if "rounds" in top else None,
+        title=_read_title(r, top["title"][1], params) if "title" in top else "",
     )
+
+
+def _read_title(r: Reader, node: Node, params: dict[str, tuple[Any, Loc]]) -> str:
+    """`title`: text naming params in braces, "{pegs} pegs, {colours} colours"."""
+    text = r.text(node, "title")
+    try:
+        named = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError as err:
+        raise SpecError(f"title: {err}", r.loc(node), hint="name a param in braces: {n}") from None
+    for name in named:
+        if name not in params:
+            raise SpecError(f"title names '{{{name}}}', which is not a param", r.loc(node),
+                            hint=did_you_mean(name, list(params)) or "name a param in braces")
+    return text
 
 
 def _read_rounds(r: Reader, node: Node) -> RoundsDecl:

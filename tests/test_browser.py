@@ -77,10 +77,14 @@ def open_page(page, url: str) -> None:
 def test_a_mastermind_game_to_the_win_by_clicking(page, site):
     url, sessions = site
     code = [2, 5, 5, 1]
+    missing: list[str] = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
     open_page(page, url)
-    page.select_option("#spec", "mastermind")
+    assert page.input_value("#spec") == "mastermind"  # the landing page's game
     page.click("#new-game")
     page.wait_for_selector("#game:not([hidden])")
+    assert page.text_content("#game-title") == "Mastermind, 4 pegs, 6 colours"
+    assert page.title() == "Mastermind, 4 pegs, 6 colours — Sleuth"
     for turn in range(1, 10):
         page.wait_for_selector("#use-suggestion")
         page.click("#use-suggestion")
@@ -111,6 +115,66 @@ def test_a_mastermind_game_to_the_win_by_clicking(page, site):
     page.click("#undo")  # back into the game: advice and the form again
     until(page, f"document.querySelectorAll('#history tbody tr').length == {turn - 1}")
     assert page.is_visible("#advice") and page.is_enabled("#record") and not page.errors
+    # sessions are listed by game, time and steps, not by file name; nothing is missing
+    listed = page.text_content("#sessions")
+    assert "Mastermind, " in listed and sid not in listed and not missing
+
+
+def wordle_marks(guess: str, answer: str) -> str:
+    """Written here: greens first, then yellows while the answer has the letter left."""
+    out, left = ["b"] * 5, {}
+    for g, a in zip(guess, answer, strict=True):
+        if g != a:
+            left[a] = left.get(a, 0) + 1
+    for i, (g, a) in enumerate(zip(guess, answer, strict=True)):
+        if g == a:
+            out[i] = "g"
+        elif left.get(g, 0):
+            out[i], left[g] = "y", left[g] - 1
+    return "".join(out)
+
+
+def test_a_wordle_game_by_keyboard_alone(page, site):
+    """Type the suggested guess and its marks, press Enter; the same Enter again only
+    warns; a drop-down starts on nothing and Record refuses it until chosen."""
+    url, _ = site
+    answer = "abide"
+    open_page(page, url)
+    page.select_option("#spec", "wordle")
+    page.click("#new-game")
+    page.wait_for_selector("#game:not([hidden])")
+    for turn in range(1, 7):
+        page.wait_for_selector("#suggested", timeout=120_000)
+        guess = page.text_content("#suggested").split("=")[-1].strip()
+        page.focus("#fields .word")
+        page.keyboard.type(guess)
+        page.keyboard.press("Tab")
+        page.keyboard.type(wordle_marks(guess, answer))
+        page.keyboard.press("Enter")
+        until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+        if page.is_visible("#over"):
+            break
+        page.keyboard.press("Enter")  # the same again: a warning, nothing recorded
+        until(page, "!document.getElementById('observe-error').hidden")
+        assert "the same as step" in page.text_content("#observe-error")
+        assert len(page.query_selector_all("#history tbody tr")) == turn
+        for box in page.query_selector_all("#fields .word"):
+            box.fill("")
+    assert page.text_content("#over") == f"Solved in {turn} quer{'y' if turn == 1 else 'ies'}: answer = {answer}."
+    assert not page.errors
+
+
+def test_a_drop_down_starts_on_nothing(page, site):
+    url, _ = site
+    open_page(page, url)
+    page.click("#new-game")  # Mastermind, the landing page's game
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.input_value("#fields [data-name='black'] select") == ""
+    page.fill("#fields .word", "1122")
+    page.click("#record")
+    until(page, "!document.getElementById('observe-error').hidden")
+    assert page.text_content("#observe-error") == "choose a value for black"
+    assert not page.query_selector_all("#history tbody tr")
 
 
 def test_clues_grid_in_the_page_is_sleuth_belief(page, site):

@@ -203,3 +203,25 @@ def test_cli_invalid_yaml_exits_1(tmp_path, capsys):
     assert exit_.value.code == 1
     err = capsys.readouterr().err
     assert "invalid YAML" in err and f"{path}:3:1" in err
+
+
+@pytest.mark.parametrize("title, message, hint", [
+    ('"{nn} pegs"', "title names '{nn}', which is not a param", "did you mean 'n'?"),
+    ('"{n pegs"', "title: ", "name a param in braces"),
+])
+def test_a_title_names_params_only(tmp_path, title, message, hint):
+    path = tmp_path / "titled.yaml"
+    path.write_text(BASE.replace("game: T\n", f"game: T\ntitle: {title}\n"))
+    with pytest.raises(SpecError) as err:
+        load_game(path)
+    assert message in err.value.message and hint in (err.value.hint or "")
+    assert (err.value.loc.line, err.value.loc.col) == (2, 8)
+
+
+def test_a_title_reads_the_params_as_set(tmp_path):
+    from sleuth.solver.interfaces.summary import heading
+
+    path = tmp_path / "titled.yaml"
+    path.write_text(BASE.replace("game: T\n", 'game: T\ntitle: "{n} by {n}"\n'))
+    assert heading(load_game(path, {"n": 4})) == "T, 4 by 4"
+    assert heading(load_game(tmp_path / "titled.yaml")) == "T, 3 by 3"

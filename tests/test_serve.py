@@ -297,3 +297,29 @@ def test_label_or_number_and_turn_through_the_web_api(client):
         assert st["steps"][-1]["hypotheses"] == belief.size
     saved = json.loads((client.sessions / f"{sid}.json").read_text())
     assert [step["args"]["turn"] for step in saved["steps"]] == [1, 2]
+
+
+@pytest.mark.parametrize("ref, params, title", [
+    ("mastermind", {}, "Mastermind, 4 pegs, 6 colours"),  # the spec's title
+    ("mastermind", {"pegs": 3, "colours": 5}, "Mastermind, 3 pegs, 5 colours"),
+    ("black-box", {"n": 5, "k": 3}, "Black Box, 5 x 5, 3 atoms"),
+    ("noisy-guess-who", {"lie": 0.2}, "Guess Who (with lies), lie 0.2"),  # no title
+])
+def test_games_are_titled_by_their_params(client, ref, params, title):
+    summary = client.get("/api/spec", params={"ref": ref, "params": json.dumps(params)}).json()
+    assert summary["title"] == title
+    st = client.post("/api/sessions", json={"spec": ref, "params": params}).json()
+    assert st["title"] == title
+
+
+def test_the_same_observation_twice_needs_repeat(client):
+    sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+    step = {"query": "guess", "args": {"g": [1, 1, 2, 2]}, "outcome": {"black": 1, "white": 0}}
+    assert len(client.post(f"/api/sessions/{sid}/observe", json=step).json()["steps"]) == 1
+    again = client.post(f"/api/sessions/{sid}/observe",  # the same, written otherwise
+                        json={**step, "args": {"g": "1122"}})
+    assert again.status_code == 400
+    assert again.json()["error"]["message"] == "the same as step 1"
+    assert len(client.get(f"/api/sessions/{sid}").json()["steps"]) == 1
+    twice = client.post(f"/api/sessions/{sid}/observe", json={**step, "repeat": True}).json()
+    assert len(twice["steps"]) == 2 and twice["hypotheses"] == twice["steps"][0]["hypotheses"]

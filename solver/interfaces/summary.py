@@ -16,6 +16,23 @@ from sleuth.solver.infoset.counted import CountedBelief
 from sleuth.solver.infoset.reachable import action_domain, reachable_codes
 
 
+def heading(game: Game) -> str:
+    """The game as a heading: its name and its params, as the spec's `title` writes them
+    ("Mastermind, 4 pegs, 6 colours"), else each as "name value". A hidden param (part
+    of the secret) reads as "hidden"."""
+    model = game.model
+    shown = {k: format_param(v) if isinstance(v, bool | int | float | str) else "hidden"
+             for k, v in model.params.items()}
+    if model.title:
+        return f"{model.game}, {model.title.format(**shown)}"
+    return ", ".join([model.game, *(f"{k} {v}" for k, v in shown.items())])
+
+
+def format_param(value: Any) -> str:
+    """A param's value as a heading writes it (true/false in lower case)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def summarise(game: Game, spec_path: str, backend: str = "enum",
               count: bool = True) -> dict[str, Any]:
     """Everything `check` and `info` report, as JSON-ready data; without `count`, no count

@@ -19,6 +19,7 @@ from starlette.routing import Route
 from sleuth.compiler.api import SleuthError, show_value
 from sleuth.solver.evaluation.analysis import analyse
 from sleuth.solver.infoset.backends import prior_belief
+from sleuth.solver.interfaces.summary import heading
 from sleuth.solver.interfaces.web.forms import action_forms
 from sleuth.solver.interfaces.web.jobs import Jobs
 from sleuth.solver.interfaces.web.library import MAX_UPLOAD, Library
@@ -143,7 +144,8 @@ class Specs:
     def summary(self, ref: str, params: dict[str, Any]) -> dict[str, Any]:
         game = self.server.library.game(ref, params).game
         prior = prior_belief(game)
-        return {"ref": ref, "game": game.name, "about": game.model.about,
+        return {"ref": ref, "game": game.name, "title": heading(game),
+                "about": game.model.about,
                 "params": {k: show_value(v) for k, v in game.model.params.items()},
                 "secret": [{"name": v.name, "domain": v.domain.describe()}
                            for v in game.model.secret],
@@ -192,7 +194,8 @@ class Sessions:
         ws = await self.sheet(request)
         outcome = data.get("outcome", data.get("feedback", data.get("answer")))
         return JSONResponse(await run_in_threadpool(
-            ws.observe, str(data.get("query", "")), data.get("args") or {}, outcome))
+            ws.observe, str(data.get("query", "")), data.get("args") or {}, outcome,
+            data.get("repeat") is True))
 
     async def undo(self, request: Request) -> Response:
         ws = await self.sheet(request)

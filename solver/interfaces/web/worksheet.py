@@ -29,6 +29,7 @@ from sleuth.solver.infoset.observe import Event, apply_event, format_value, make
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 from sleuth.solver.interfaces.session import Session, step_event
+from sleuth.solver.interfaces.summary import heading
 from sleuth.solver.interfaces.web.forms import grids, panels
 from sleuth.solver.interfaces.web.library import Library
 from sleuth.solver.strategies import Entropy, make_strategy
@@ -104,6 +105,7 @@ class Worksheet:
         over = self._over()
         out: dict[str, Any] = {
             "id": self.id, "spec": self.session.spec, "game": self.game.name,
+            "title": heading(self.game),
             "params": {k: show_value(v) for k, v in self.game.model.params.items()},
             "steps": steps, "hypotheses": belief.size, "entropy_bits": belief.entropy_bits(),
             "grids": grids(marginals), "panels": panels(self.game, marginals),
@@ -139,11 +141,22 @@ class Worksheet:
 
     # -- changes
 
-    def observe(self, query: str, args: dict[str, Any], outcome: Any) -> dict[str, Any]:
+    def observe(self, query: str, args: dict[str, Any], outcome: Any,
+                repeat: bool = False) -> dict[str, Any]:
+        """Record an observation; one equal to the last step only with `repeat` (a second
+        press of the same Record is more often a slip than a second identical step)."""
         with self.lock:
             self._fresh()
-            self._apply(make_event(self.game, query, dict(args or {}), outcome,
-                                   turn=len(self.events) + 1))
+            event = make_event(self.game, query, dict(args or {}), outcome,
+                               turn=len(self.events) + 1)
+            last = self.events[-1] if self.events else None
+            if last is not None and not repeat and (event.action, event.args, event.feedback,
+                                                    event.answer) == (
+                    last.action, last.args, last.feedback, last.answer):
+                raise ObservationError(f"the same as step {len(self.events)}",
+                                       hint="send it again with repeat: true to record it "
+                                            "twice")
+            self._apply(event)
             self.redo.clear()
             return self._state()
 

@@ -61,15 +61,24 @@ function fromText(s) {  // a set element or enum-like value typed back: integers
 
 // ---------------------------------------------------------------- fields from the spec
 
+function choice(name) {  // a drop-down that starts on nothing: the player chooses
+  return el("select", {}, el("option", { value: "", text: "—" }));
+}
+
+function chosen(select, name) {
+  if (select.value === "") throw new Error(`choose ${name ? "a value for " + name : "a value"}`);
+  return select.value;
+}
+
 function field(spec, name) {
   const wrap = el("span", { cls: "field", "data-name": name || "" });
   const k = spec.kind;
   if (k === "int") {
     if (spec.max - spec.min < 40) {
-      const s = el("select");
+      const s = choice(name);
       for (let v = spec.min; v <= spec.max; v++) s.append(el("option", { value: v, text: v }));
       wrap.append(s);
-      wrap.read = () => Number(s.value);
+      wrap.read = () => Number(chosen(s, name));
       wrap.write = (v) => { s.value = v; };
     } else {
       const i = el("input", { type: "number", min: spec.min, max: spec.max, value: spec.min });
@@ -79,10 +88,10 @@ function field(spec, name) {
     }
   } else if (k === "enum" || k === "bool") {
     const values = k === "bool" ? (spec.values || ["false", "true"]) : spec.values;
-    const s = el("select");
+    const s = choice(name);
     for (const v of values) s.append(el("option", { value: v, text: v }));
     wrap.append(s);
-    wrap.read = () => (k === "bool" ? s.value === "true" : s.value);
+    wrap.read = () => (k === "bool" ? chosen(s, name) === "true" : chosen(s, name));
     wrap.write = (v) => { s.value = String(v); };
   } else if (k === "float" || k === "text") {
     const i = el("input", { type: k === "float" ? "number" : "text", step: "any" });
@@ -132,7 +141,10 @@ async function loadSpecs() {
   state.specs = data.specs;
   state.strategies = data.strategies;
   const items = data.specs.map((s) => [s.ref, `${s.name} (${s.source})`]);
-  for (const id of ["spec", "design-spec-a", "design-spec-b"]) fill($(id), items);
+  // a spec the server was started with, else Mastermind, else the first
+  const first = data.specs.find((s) => s.source === "given")
+    || data.specs.find((s) => s.ref === "mastermind") || data.specs[0];
+  for (const id of ["spec", "design-spec-a", "design-spec-b"]) fill($(id), items, first && first.ref);
   fill($("strategy"), data.strategies.map((s) => [s, s === "auto" ? "auto (entropy; sampled when too many to list)" : s]), "auto");
   fill($("design-strategy"), data.strategies.filter((s) => !["auto", "optimal"].includes(s)).map((s) => [s, s]), "entropy");
   for (const [sel, box] of [["spec", "spec-params"], ["design-spec-a", "design-params-a"], ["design-spec-b", "design-params-b"]]) {
@@ -190,8 +202,7 @@ async function loadSessions() {
   const data = await api("GET", "/api/sessions");
   $("sessions").replaceChildren(...data.sessions.map((s) => el("li", {},
     el("button", { type: "button", text: "Open", onclick: () => openSession(s.id) }),
-    ` ${s.game} — ${s.steps} step${s.steps === 1 ? "" : "s"} `,
-    el("span", { cls: "muted", text: s.id }))));
+    ` ${s.game}, ${new Date(s.modified * 1000).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}, ${s.steps} step${s.steps === 1 ? "" : "s"}`)));
 }
 
 async function openSession(id) {
@@ -247,7 +258,9 @@ async function render(st) {
   if (changed) loadSessions();
   $("empty").hidden = true;
   $("game").hidden = false;
-  $("game-title").textContent = `${st.game} — ${st.id}`;
+  $("game-title").textContent = st.title;
+  $("game-title").title = st.id;  // the session file's name, on hover
+  document.title = `${st.title} — Sleuth`;
   $("hypotheses").textContent = st.hypotheses.toLocaleString("en");
   $("entropy").textContent = bits(st.entropy_bits);
   $("undo").disabled = !st.can_undo;
@@ -371,13 +384,26 @@ function useQuery(q) {
 
 async function record() {
   showError($("observe-error"), null);
+  if ($("record").disabled) return;
   const form = state.forms.find((f) => f.name === $("action").value);
-  const args = Object.fromEntries(state.fields.args.map(([n, f]) => [n, f.read()]));
-  const outcome = form.feedback
-    ? Object.fromEntries(state.fields.outcome.map(([n, f]) => [n, f.read()]))
-    : state.fields.outcome[0][1].read();
   try {
-    render(await api("POST", `/api/sessions/${encodeURIComponent(state.sheet.id)}/observe`, { query: form.name, args, outcome }));
+    const args = Object.fromEntries(state.fields.args.map(([n, f]) => [n, f.read()]));
+    const outcome = form.feedback
+      ? Object.fromEntries(state.fields.outcome.map(([n, f]) => [n, f.read()]))
+      : state.fields.outcome[0][1].read();
+    // the same observation as the last step (the server compares them): recorded only
+    // when Record is pressed again with nothing changed
+    const key = JSON.stringify([state.sheet.id, state.sheet.steps.length, form.name, args, outcome]);
+    try {
+      render(await api("POST", `/api/sessions/${encodeURIComponent(state.sheet.id)}/observe`,
+        { query: form.name, args, outcome, repeat: state.repeat === key }));
+      state.repeat = null;
+    } catch (err) {
+      const said = (err.info && err.info.message) || err.message;
+      if (!said.startsWith("the same as step")) throw err;
+      state.repeat = key;
+      throw new Error(`${said}: press Record again to record it twice`);
+    }
   } catch (err) {
     showError($("observe-error"), err);
   }
@@ -531,6 +557,8 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("upload").addEventListener("click", upload);
   $("action").addEventListener("change", buildForm);
   $("record").addEventListener("click", record);
+  // keyboard play: type the query and its outcome, then Enter records
+  $("fields").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); record(); } });
   $("undo").addEventListener("click", () => step("undo"));
   $("redo").addEventListener("click", () => step("redo"));
   $("suggest").addEventListener("click", suggest);
