@@ -160,7 +160,8 @@ def test_a_wordle_game_by_keyboard_alone(page, site):
         assert len(page.query_selector_all("#history tbody tr")) == turn
         for box in page.query_selector_all("#fields .word"):
             box.fill("")
-    assert page.text_content("#over") == f"Solved in {turn} quer{'y' if turn == 1 else 'ies'}: answer = {answer}."
+    queries = f"{turn} quer{'y' if turn == 1 else 'ies'}"
+    assert page.text_content("#over") == f"Solved in {queries}: answer = {answer}."
     assert not page.errors
 
 
