@@ -1,4 +1,5 @@
-"""The web worksheet's screenshots in docs/: a Mastermind game two guesses in, Clue's
+"""The web worksheet's screenshots in docs/: a Mastermind game two guesses in (also at
+390 px, a phone's width), Clue's
 detective notes after examples/clue-game.yaml, Inkognito's table (a panel per
 opponent), and the design view comparing Mastermind with black-peg Mastermind, both
 4 pegs and 6 colours. Needs Chromium (`apt-get install chromium`) and Playwright
@@ -59,6 +60,10 @@ def main() -> None:
             time.sleep(0.5)
         settle(page, "#use-suggestion")
         page.screenshot(path=str(out / "serve-worksheet.png"), full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone at the table
+        time.sleep(0.5)
+        page.screenshot(path=str(out / "serve-worksheet-390.png"), full_page=True)
+        page.set_viewport_size({"width": 1400, "height": 1100})
         # Clue's detective notes, and Inkognito's table
         with httpx.Client(base_url=url, timeout=120) as http:
             clue = http.post("/api/sessions", json={"spec": "clue"}).json()["id"]
@@ -86,7 +91,7 @@ def main() -> None:
         page.screenshot(path=str(out / "serve-design.png"), full_page=True)
         browser.close()
     print("wrote", ", ".join(f"docs/serve-{n}.png" for n in
-                             ("worksheet", "clue", "inkognito", "design")))
+                             ("worksheet", "worksheet-390", "clue", "inkognito", "design")))
 
 
 if __name__ == "__main__":

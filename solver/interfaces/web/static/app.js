@@ -395,9 +395,13 @@ async function record() {
     // when Record is pressed again with nothing changed
     const key = JSON.stringify([state.sheet.id, state.sheet.steps.length, form.name, args, outcome]);
     try {
-      render(await api("POST", `/api/sessions/${encodeURIComponent(state.sheet.id)}/observe`,
-        { query: form.name, args, outcome, repeat: state.repeat === key }));
+      const st = await api("POST", `/api/sessions/${encodeURIComponent(state.sheet.id)}/observe`,
+        { query: form.name, args, outcome, repeat: state.repeat === key });
       state.repeat = null;
+      buildForm();  // a fresh form: nothing carried over that the player did not choose
+      render(st);
+      const first = $("fields").querySelector("input, select");
+      if (first && !st.over) first.focus();  // keyboard play goes on from the first field
     } catch (err) {
       const said = (err.info && err.info.message) || err.message;
       if (!said.startsWith("the same as step")) throw err;
