@@ -323,3 +323,10 @@ def test_the_same_observation_twice_needs_repeat(client):
     assert len(client.get(f"/api/sessions/{sid}").json()["steps"]) == 1
     twice = client.post(f"/api/sessions/{sid}/observe", json={**step, "repeat": True}).json()
     assert len(twice["steps"]) == 2 and twice["hypotheses"] == twice["steps"][0]["hypotheses"]
+
+
+def test_the_landing_spec_is_a_given_one_else_the_classic(client, tmp_path):
+    assert client.get("/api/specs").json()["landing"] == "mastermind"
+    given = str(ROOT / "specs" / "counterfeit-coin.yaml")
+    with TestClient(create_app([given], tmp_path / "other")) as other:
+        assert other.get("/api/specs").json()["landing"] == given

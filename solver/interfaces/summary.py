@@ -18,8 +18,8 @@ from sleuth.solver.infoset.reachable import action_domain, reachable_codes
 
 def heading(game: Game) -> str:
     """The game as a heading: its name and its params, as the spec's `title` writes them
-    ("Mastermind, 4 pegs, 6 colours"), else each as "name value". A hidden param (part
-    of the secret) reads as "hidden"."""
+    (`title: "{n} x {n}"` with n = 8: "Name, 8 x 8"), else each as "name value". A
+    hidden param (part of the secret) reads as "hidden"."""
     model = game.model
     shown = {k: format_param(v) if isinstance(v, bool | int | float | str) else "hidden"
              for k, v in model.params.items()}

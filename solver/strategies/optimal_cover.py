@@ -38,7 +38,7 @@ KEYS = 64  # symmetries a set's key is taken over at most (fewer share less, nev
 
 class LeafCosts:
     """A lower bound on a set's misses from how many settled sets a tree can reach at
-    each cost, when the cover holds for at most one answer of each query (a hit).
+    each cost, when the cover holds for at most one answer of each query.
 
     Along a secret's path a query either is in its cover (free: at most r of them, the
     cover queries still useful) or misses (cost 1, with one of at most `b` answers). A

@@ -24,6 +24,7 @@ from sleuth.compiler.api import Game, SleuthError, bundled_specs, load_game, loa
 from sleuth.solver.infoset.queries import Candidates
 
 MAX_UPLOAD = 256 * 1024  # bytes of spec text an upload may carry
+LANDING = "mastermind"  # the bundled spec the landing page selects (the classic)
 NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -39,6 +40,15 @@ class Library:
         self.loading: dict[tuple[str, str], threading.Lock] = {}
 
     # -- the catalogue
+
+    def landing(self) -> str | None:
+        """The spec the page selects first: the first given one, else LANDING when it is
+        bundled, else the first on offer."""
+        refs = self.refs()
+        if self.given:
+            return self.given[0]
+        return LANDING if any(r["ref"] == LANDING for r in refs) else (
+            refs[0]["ref"] if refs else None)
 
     def refs(self) -> list[dict[str, Any]]:
         """Every spec on offer: given ones first, then uploaded, then bundled."""
@@ -111,4 +121,4 @@ class Loaded:
             return self._candidates
 
 
-__all__ = ["MAX_UPLOAD", "Library", "Loaded"]
+__all__ = ["LANDING", "MAX_UPLOAD", "Library", "Loaded"]

@@ -126,8 +126,9 @@ class Specs:
                 Route("/api/spec", self.get)]
 
     async def list(self, request: Request) -> Response:
-        return JSONResponse({"specs": self.server.library.refs(), "strategies": list(ADVICE),
-                             "max_upload": MAX_UPLOAD})
+        library = self.server.library
+        return JSONResponse({"specs": library.refs(), "landing": library.landing(),
+                             "strategies": list(ADVICE), "max_upload": MAX_UPLOAD})
 
     async def upload(self, request: Request) -> Response:
         data = await body(request)

@@ -141,10 +141,8 @@ async function loadSpecs() {
   state.specs = data.specs;
   state.strategies = data.strategies;
   const items = data.specs.map((s) => [s.ref, `${s.name} (${s.source})`]);
-  // a spec the server was started with, else Mastermind, else the first
-  const first = data.specs.find((s) => s.source === "given")
-    || data.specs.find((s) => s.ref === "mastermind") || data.specs[0];
-  for (const id of ["spec", "design-spec-a", "design-spec-b"]) fill($(id), items, first && first.ref);
+  // the server's landing spec: one it was started with, else its classic
+  for (const id of ["spec", "design-spec-a", "design-spec-b"]) fill($(id), items, data.landing || undefined);
   fill($("strategy"), data.strategies.map((s) => [s, s === "auto" ? "auto (entropy; sampled when too many to list)" : s]), "auto");
   fill($("design-strategy"), data.strategies.filter((s) => !["auto", "optimal"].includes(s)).map((s) => [s, s]), "entropy");
   for (const [sel, box] of [["spec", "spec-params"], ["design-spec-a", "design-params-a"], ["design-spec-b", "design-params-b"]]) {
