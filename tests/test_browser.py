@@ -186,6 +186,36 @@ def test_a_drop_down_starts_on_nothing(page, site):
     assert not page.query_selector_all("#history tbody tr")
 
 
+def test_an_upload_with_its_word_list_is_played_and_a_bad_one_refused(page, site, tmp_path):
+    from tests.test_serve import WORDS
+
+    url, sessions = site
+    (tmp_path / "pick.yaml").write_text(WORDS)
+    (tmp_path / "words.txt").write_text("apple\nberry\ncherry\n")
+    open_page(page, url)
+    page.click("details summary")
+    page.set_input_files("#upload-file", [str(tmp_path / "pick.yaml")])  # no word list
+    page.click("#upload")
+    until(page, "!document.getElementById('spec-error').hidden")
+    refused = page.text_content("#spec-error")
+    assert refused == "pick.yaml:3:16: cannot read words.txt: No such file or directory"
+    assert str(sessions) not in refused
+    page.set_input_files("#upload-file", [str(tmp_path / "pick.yaml"), str(tmp_path / "words.txt")])
+    page.click("#upload")
+    until(page, "document.getElementById('spec').value.endsWith('pick.yaml')")
+    assert not page.is_visible("#spec-error")
+    page.click("#new-game")
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.text_content("#game-title") == "Pick a word"
+    for turn, word in enumerate(("apple", "berry"), 1):
+        page.select_option("#fields [data-name='g'] select", word)
+        page.select_option("#fields [data-name='feedback'] select", str(word == "berry").lower())
+        page.click("#record")
+        until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+    assert page.text_content("#over") == "Solved in 2 queries: w = berry."
+    assert not page.errors
+
+
 def test_clues_grid_in_the_page_is_sleuth_belief(page, site):
     url, _ = site
     events = __import__("yaml").safe_load((ROOT / "examples" / "clue-game.yaml").read_text())

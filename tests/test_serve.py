@@ -168,7 +168,7 @@ def test_uploads_are_checked_located_and_limited(client):
     text = ("game: X\nsecret: {x: Colour}\nqueries:\n  q:\n    args: {y: Colour}\n"
             "    feedback: \"x == y\"\n")
     bad = client.post("/api/specs", json={"name": "mine.yaml", "text": text})
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     err = bad.json()["error"]
     col = text.splitlines()[1].index("Colour") + 1  # where `sleuth check` points
     assert err["loc"] == {"file": "mine.yaml", "line": 2, "col": col}, err
@@ -183,7 +183,7 @@ def test_uploads_are_checked_located_and_limited(client):
     assert ref in [s["ref"] for s in client.get("/api/specs").json()["specs"]]
     st = client.post("/api/sessions", json={"spec": ref}).json()
     assert st["game"] == "Mine" and st["hypotheses"] == 4
-    assert Path(ref).parent == client.sessions / "specs"
+    assert Path(ref).parent.parent == client.sessions / "specs"
 
 
 @pytest.mark.parametrize("request_", [
@@ -330,3 +330,71 @@ def test_the_landing_spec_is_a_given_one_else_the_classic(client, tmp_path):
     given = str(ROOT / "specs" / "counterfeit-coin.yaml")
     with TestClient(create_app([given], tmp_path / "other")) as other:
         assert other.get("/api/specs").json()["landing"] == given
+
+
+WORDS = """\
+game: Pick a word
+domains:
+  Word: {from: words.txt}
+secret: {w: Word}
+queries:
+  ask:
+    args: {g: Word}
+    feedback: "w == g"
+"""
+
+
+def zipped(files: dict[str, str]) -> str:
+    import base64
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+@pytest.mark.parametrize("how", ["files", "zip"])
+def test_an_upload_carries_its_data_and_is_played(client, how):
+    words = "apple\nberry\ncherry\n"
+    request = ({"name": "pick.yaml", "text": WORDS, "files": {"words.txt": words}}
+               if how == "files" else
+               {"zip": zipped({"pick.yaml": WORDS, "words.txt": words})})
+    made = client.post("/api/specs", json=request)
+    assert made.status_code == 201, made.json()
+    ref = made.json()["ref"]
+    assert (Path(ref).parent / "words.txt").read_text() == words
+    st = client.post("/api/sessions", json={"spec": ref}).json()
+    assert st["hypotheses"] == 3 and st["title"] == "Pick a word"
+    for word in ("apple", "berry", "cherry"):  # ask each in turn until the answer
+        st = client.post(f"/api/sessions/{st['id']}/observe", json={
+            "query": "ask", "args": {"g": word}, "outcome": {"feedback": word == "berry"}}).json()
+        if st["over"]:
+            break
+    assert st["over"] == {"solved": True, "queries": 2, "answer": {"w": "berry"}}
+
+
+@pytest.mark.parametrize("request_, status, says", [
+    ({"name": "pick.yaml", "text": WORDS}, 422, "words.txt"),  # the word list missing
+    ({"name": "pick.yaml", "text": WORDS.replace("w == g", "w == nope"),
+      "files": {"words.txt": "a\nb\n"}}, 422, "unknown name 'nope'"),
+    ({"name": "pick.yaml", "text": WORDS, "files": {"words.txt": "x" * (4 * 2**20 + 1)}},
+     413, "larger than 4 MiB"),
+    ({"name": "pick.yaml", "text": WORDS, "files": {"../words.txt": "a\n"}}, 400,
+     "'../words.txt' is not a name an uploaded file may have"),
+    ({"name": "pick.yaml", "text": WORDS, "files": {"/etc/words.txt": "a\n"}}, 400,
+     "is not a name"),
+    ({"zip": zipped({"pick.yaml": WORDS, "../../words.txt": "a\n"})}, 400, "is not a name"),
+])
+def test_bad_uploads_are_refused_readably(client, request_, status, says):
+    answer = client.post("/api/specs", json=request_)
+    assert answer.status_code == status
+    error = answer.json()["error"]
+    assert says in error["text"]
+    assert str(client.sessions) not in json.dumps(error) and "staging" not in json.dumps(error)
+    kept = [p for p in (client.sessions / "specs").rglob("*")] if (
+        client.sessions / "specs").exists() else []
+    assert not [p for p in kept if p.is_file()]  # nothing kept, nothing left staged
+    assert not (client.sessions.parent / "words.txt").exists()

@@ -50,6 +50,7 @@ from sleuth.solver.interfaces.web.resources import (
     Sessions,
     Specs,
     TooLarge,
+    Unprocessable,
     error_json,
 )
 
@@ -95,7 +96,7 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
 
     async def failed(request: Request, exc: Exception) -> Response:
         status = 404 if isinstance(exc, NotFound) else 413 if isinstance(exc, TooLarge) \
-            else 400
+            else 422 if isinstance(exc, Unprocessable) else 400
         return JSONResponse({"error": error_json(exc)}, status_code=status)
 
     async def missing(request: Request, exc: Exception) -> Response:

@@ -13,19 +13,16 @@ matrices are built when loaded, before any request times a suggestion.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import threading
 from pathlib import Path
 from typing import Any
 
-from sleuth.compiler.api import Game, SleuthError, bundled_specs, load_game, load_game_text
+from sleuth.compiler.api import Game, SleuthError, bundled_specs, load_game
 from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.web.uploads import MAX_UPLOAD, keep, unpack
 
-MAX_UPLOAD = 256 * 1024  # bytes of spec text an upload may carry
 LANDING = "mastermind"  # the bundled spec the landing page selects (the classic)
-NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class Library:
@@ -53,31 +50,23 @@ class Library:
     def refs(self) -> list[dict[str, Any]]:
         """Every spec on offer: given ones first, then uploaded, then bundled."""
         out = [{"ref": r, "name": Path(r).stem, "source": "given"} for r in self.given]
-        if self.uploads.is_dir():
+        if self.uploads.is_dir():  # a spec alone, or in its folder with its data files
             out += [{"ref": str(p), "name": p.stem.split("-", 1)[-1], "source": "uploaded"}
                     for p in sorted(self.uploads.glob("*.yaml"))]
+            out += [{"ref": str(p), "name": p.stem, "source": "uploaded"}
+                    for p in sorted(self.uploads.glob("*/*.yaml"))
+                    if not p.parent.name.startswith(".")]
         out += [{"ref": name, "name": name, "source": "bundled"} for name in bundled_specs()]
         return out
 
     def known(self, ref: str) -> bool:
         return any(r["ref"] == ref for r in self.refs())
 
-    def upload(self, name: str, text: str) -> str:
-        """Check an uploaded spec (a SpecError, located in `name`, if it is bad) and keep
-        it; its ref."""
-        if len(text.encode("utf-8")) > MAX_UPLOAD:
-            raise SleuthError(f"the spec is larger than {MAX_UPLOAD // 1024} KiB",
-                              hint="a spec is a page of YAML; data files stay beside it")
-        stem = NAME_RE.sub("-", Path(name or "upload.yaml").stem).strip("-.") or "upload"
-        load_game_text(text, f"{stem}.yaml")  # the same errors as `sleuth check`
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-        self.uploads.mkdir(parents=True, exist_ok=True)
-        path = self.uploads / f"{digest}-{stem}.yaml"
-        if not path.exists():
-            from sleuth.solver.interfaces.session import write_atomically
-
-            write_atomically(path, text)
-        return str(path)
+    def upload(self, data: dict[str, Any]) -> str:
+        """Check an upload (a spec and its data files: uploads.py) as `sleuth check` does,
+        keep it, and give its ref."""
+        name, text, files = unpack(data)
+        return str(keep(self.uploads, name, text, files))
 
     # -- games
 

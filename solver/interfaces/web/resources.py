@@ -22,7 +22,8 @@ from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.interfaces.summary import heading
 from sleuth.solver.interfaces.web.forms import action_forms
 from sleuth.solver.interfaces.web.jobs import Jobs
-from sleuth.solver.interfaces.web.library import MAX_UPLOAD, Library
+from sleuth.solver.interfaces.web.library import Library
+from sleuth.solver.interfaces.web.uploads import MAX_DATA, MAX_UPLOAD, TooLarge, Unprocessable
 from sleuth.solver.interfaces.web.worksheet import (
     AUTO,
     Worksheet,
@@ -32,17 +33,14 @@ from sleuth.solver.interfaces.web.worksheet import (
 )
 from sleuth.solver.strategies import STRATEGIES, make_strategy
 
-MAX_BODY = MAX_UPLOAD + 4096  # a JSON request: an uploaded spec and its name at most
+# a JSON request: an upload at most (its spec, and its data as base64 or text)
+MAX_BODY = MAX_UPLOAD + MAX_DATA * 4 // 3 + 65536
 ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
           "lookahead", "optimal", "random")  # what the page offers (a saved tree needs a file)
 
 
 class NotFound(SleuthError):
     """No such session or job."""
-
-
-class TooLarge(SleuthError):
-    """A request body over the limit."""
 
 
 def error_json(err: SleuthError) -> dict[str, Any]:
@@ -132,9 +130,7 @@ class Specs:
 
     async def upload(self, request: Request) -> Response:
         data = await body(request)
-        ref = await run_in_threadpool(self.server.library.upload,
-                                      str(data.get("name", "upload.yaml")),
-                                      str(data.get("text", "")))
+        ref = await run_in_threadpool(self.server.library.upload, data)
         return JSONResponse({"ref": ref}, status_code=201)
 
     async def get(self, request: Request) -> Response:
@@ -265,4 +261,4 @@ class Analyses:
 
 
 __all__ = ["ADVICE", "MAX_BODY", "Analyses", "NotFound", "Server", "Sessions", "Specs",
-           "TooLarge", "body", "error_json", "params_of"]
+           "TooLarge", "Unprocessable", "body", "error_json", "params_of"]

@@ -238,10 +238,24 @@ async function newGame() {
 
 async function upload() {
   showError($("spec-error"), null);
-  const file = $("upload-file").files[0];
-  if (!file) return showError($("spec-error"), new Error("choose a spec file first"));
+  // a spec and the data files it reads (several files), or one zip of them
+  const chosen = Array.from($("upload-file").files);
+  const zip = chosen.find((f) => /\.zip$/i.test(f.name));
+  const spec = chosen.find((f) => /\.ya?ml$/i.test(f.name));
+  if (!zip && !spec) return showError($("spec-error"), new Error("choose a spec (.yaml) and its data files, or one zip"));
   try {
-    const res = await api("POST", "/api/specs", { name: file.name, text: await file.text() });
+    let request;
+    if (zip) {
+      const bytes = new Uint8Array(await zip.arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      request = { zip: btoa(binary) };
+    } else {
+      const files = {};
+      for (const f of chosen) if (f !== spec) files[f.name] = await f.text();
+      request = { name: spec.name, text: await spec.text(), files };
+    }
+    const res = await api("POST", "/api/specs", request);
     await loadSpecs();
     $("spec").value = res.ref;
     await paramsFor($("spec"), $("spec-params"));
