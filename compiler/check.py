@@ -39,6 +39,7 @@ from sleuth.compiler.ir import (
     Type,
     UnionT,
 )
+from sleuth.compiler.layout import Grid, check_layout
 from sleuth.compiler.resolve import Binding, Resolver, Scope
 from sleuth.compiler.rules import TURN, Lies, always, check_lies, param_count, turn_domain
 from sleuth.compiler.spec import Action, Reader, Spec, VarDecl
@@ -136,6 +137,7 @@ class Model:
     rounds: rules.Rounds | None = None  # rounds: queries grouped into rounds, scored first
     cover: dict[str, ir.Node] | None = None  # goal: {cover}: per query, its condition
     title: str = ""  # the spec's title: its params in a heading
+    layout: Grid | None = None  # the spec's layout: how the worksheet draws it
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:
@@ -240,7 +242,8 @@ class Checker(Declarations):
                      tuple(sorted(self.strings)), dict(self.tables),
                      spec.goal.confidence, spec.goal.until_indistinguishable,
                      check_lies(self, queries), rules.check_rounds(self, queries),
-                     rules.check_cover(self, queries), spec.title)
+                     rules.check_cover(self, queries), spec.title,
+                     check_layout(spec.layout, self.params, queries))
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

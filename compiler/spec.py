@@ -19,11 +19,12 @@ from sleuth.compiler import ir
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.forms import FORMS, WITH_EXPRESSION
 from sleuth.compiler.hidden import hidden_from
+from sleuth.compiler.layout import GridDecl, read_layout
 from sleuth.compiler.parse import parse_expr
 from sleuth.compiler.source import Document, scalar_value
 
-TOP_KEYS = ("game", "title", "about", "params", "domains", "secret", "prior", "defs", "queries",
-            "observations", "goal", "data", "lies", "rounds")
+TOP_KEYS = ("game", "title", "layout", "about", "params", "domains", "secret", "prior",
+            "defs", "queries", "observations", "goal", "data", "lies", "rounds")
 ACTION_KEYS = ("args", "legal", "history", "let", "feedback", "response", "about")
 RESPONSE_KEYS = ("answer", "legal", "valid", "likelihood", "tremble")
 GOAL_KEYS = ("identify", "stop_when", "max_queries", "confidence", "until_indistinguishable",
@@ -134,6 +135,7 @@ class Spec:
     lies: LiesDecl | None = None
     rounds: RoundsDecl | None = None
     title: str = ""  # how the params read in a heading: "{pegs} pegs" (_read_title)
+    layout: GridDecl | None = None  # how the worksheet draws the game (layout.py)
 
 
 class Reader:
@@ -241,6 +243,7 @@ def read_spec(doc: Document) -> Spec:
         lies=_read_lies(r, top["lies"][1]) if "lies" in top else None,
         rounds=_read_rounds(r, top["rounds"][1]) if "rounds" in top else None,
         title=_read_title(r, top["title"][1], params) if "title" in top else "",
+        layout=read_layout(r, top["layout"][1]) if "layout" in top else None,
     )
 
 

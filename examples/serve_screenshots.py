@@ -1,5 +1,6 @@
 """The web worksheet's screenshots in docs/: a Mastermind game two guesses in (also at
-390 px, a phone's width), Clue's
+390 px, a phone's width), a Minesweeper game on its board mid-game and at the end (both
+widths), Clue's
 detective notes after examples/clue-game.yaml, Inkognito's table (a panel per
 opponent), and the design view comparing Mastermind with black-peg Mastermind, both
 4 pegs and 6 colours. Needs Chromium (`apt-get install chromium`) and Playwright
@@ -34,6 +35,23 @@ def settle(page, selector: str, timeout: float = 120.0) -> None:
         time.sleep(0.1)
 
 
+def mine_answer(cell: int, field: tuple[int, ...] = (1, 6, 11), cols: int = 4) -> str:
+    if cell in field:
+        return "mine"
+    return str(sum(1 for d in field if d != cell and abs(d // cols - cell // cols) <= 1
+                   and abs(d % cols - cell % cols) <= 1))
+
+
+def shots(page, out: Path, name: str) -> None:
+    """The page at 1280 px and at 390 px (a phone), as name.png and name-390.png."""
+    time.sleep(0.5)
+    for width, suffix in ((1280, ""), (390, "-390")):
+        page.set_viewport_size({"width": width, "height": 900})
+        time.sleep(0.3)
+        page.screenshot(path=str(out / f"{name}{suffix}.png"), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1100})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "docs"))
@@ -64,6 +82,26 @@ def main() -> None:
         time.sleep(0.5)
         page.screenshot(path=str(out / "serve-worksheet-390.png"), full_page=True)
         page.set_viewport_size({"width": 1400, "height": 1100})
+        # Minesweeper on its board: mid-game and at the end, at both widths (the mines
+        # are at 1, 6 and 11; each probe is the open cell least likely to hold one)
+        page.goto(url)
+        settle(page, "body[data-ready='1']")
+        page.select_option("#spec", "minesweeper")
+        page.click("#new-game")
+        for turn in range(1, 17):
+            settle(page, "table.board td.open")
+            cells = page.query_selector_all("table.board td.open")
+            best = min(cells, key=lambda td: float(td.text_content() or 1))
+            cell = int(best.get_attribute("data-cell"))
+            best.click()
+            page.select_option("#fields [data-name='feedback'] select", mine_answer(cell))
+            page.click("#record")
+            settle(page, f"#history tbody tr:nth-child({turn})")
+            if turn == 3:
+                shots(page, out, "serve-minesweeper-mid")
+            if page.is_visible("#over"):
+                break
+        shots(page, out, "serve-minesweeper-end")
         # Clue's detective notes, and Inkognito's table
         with httpx.Client(base_url=url, timeout=120) as http:
             clue = http.post("/api/sessions", json={"spec": "clue"}).json()["id"]
@@ -90,8 +128,9 @@ def main() -> None:
             time.sleep(0.2)
         page.screenshot(path=str(out / "serve-design.png"), full_page=True)
         browser.close()
-    print("wrote", ", ".join(f"docs/serve-{n}.png" for n in
-                             ("worksheet", "worksheet-390", "clue", "inkognito", "design")))
+    print("wrote", ", ".join(f"docs/serve-{n}.png" for n in (
+        "worksheet", "worksheet-390", "minesweeper-mid(-390)", "minesweeper-end(-390)",
+        "clue", "inkognito", "design")))
 
 
 if __name__ == "__main__":

@@ -216,6 +216,36 @@ def test_an_upload_with_its_word_list_is_played_and_a_bad_one_refused(page, site
     assert not page.errors
 
 
+def test_a_minesweeper_game_on_its_board(page, site):
+    """Click the open cell least likely to hold a mine, answer for a field fixed here,
+    until the layout is known: the board shows each answer where it was asked."""
+    from tests.test_serve import minesweeper_answer
+
+    url, _ = site
+    secret = (1, 6, 11)
+    open_page(page, url)
+    page.select_option("#spec", "minesweeper")
+    page.click("#new-game")
+    page.wait_for_selector("table.board td")
+    assert page.text_content("table.board caption") == "chance of mine"
+    for turn in range(1, 17):
+        cells = page.query_selector_all("table.board td.open")
+        best = min(cells, key=lambda td: float(td.text_content()))
+        cell = int(best.get_attribute("data-cell"))
+        best.click()
+        assert page.input_value("#fields [data-name='c'] select") == str(cell)
+        page.select_option("#fields [data-name='feedback'] select",
+                           minesweeper_answer(cell, secret))
+        page.click("#record")
+        until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+        shown = page.text_content(f"table.board td[data-cell='{cell}']")
+        assert shown == minesweeper_answer(cell, secret)
+        if page.is_visible("#over"):
+            break
+    assert page.text_content("#over").startswith(f"Solved in {turn} quer")
+    assert "field = [1, 6, 11]" in page.text_content("#over") and not page.errors
+
+
 def test_clues_grid_in_the_page_is_sleuth_belief(page, site):
     url, _ = site
     events = __import__("yaml").safe_load((ROOT / "examples" / "clue-game.yaml").read_text())

@@ -225,3 +225,27 @@ def test_a_title_reads_the_params_as_set(tmp_path):
     path.write_text(BASE.replace("game: T\n", 'game: T\ntitle: "{n} by {n}"\n'))
     assert heading(load_game(path, {"n": 4})) == "T, 4 by 4"
     assert heading(load_game(tmp_path / "titled.yaml")) == "T, 3 by 3"
+
+
+@pytest.mark.parametrize("layout, message", [
+    ("{grid: {rows: n, cols: n, query: nope, cell: g}}", "'nope', which is not a query"),
+    ("{grid: {rows: n, cols: n, query: guess, cell: x}}", "reads the cell from 'x'"),
+    ("{grid: {rows: m, cols: n, query: guess, cell: g}}", "size 'm' is not a positive int"),
+    ("{grid: {rows: 2, cols: 2, query: guess}}", "layout's grid needs 'cell'"),
+    ("{board: {}}", "unknown key 'board'"),
+])
+def test_a_layout_is_checked_where_it_is_written(tmp_path, layout, message):
+    path = tmp_path / "laid.yaml"
+    path.write_text(BASE.replace("game: T\n", f"game: T\nlayout: {layout}\n"))
+    with pytest.raises(SpecError) as err:
+        load_game(path)
+    assert message in err.value.message and err.value.loc.line == 2
+
+
+def test_a_grid_must_hold_every_cell(tmp_path):
+    text = ("game: G\nlayout: {grid: {rows: 2, cols: 2, query: ask, cell: c}}\n"
+            "domains: {C: {range: '0..4'}}\nsecret: {x: C}\n"
+            "queries:\n  ask:\n    args: {c: C}\n    feedback: 'x == c'\n")
+    (tmp_path / "g.yaml").write_text(text)
+    with pytest.raises(SpecError, match="must number the cells 0..3"):
+        load_game(tmp_path / "g.yaml")

@@ -398,3 +398,37 @@ def test_bad_uploads_are_refused_readably(client, request_, status, says):
         client.sessions / "specs").exists() else []
     assert not [p for p in kept if p.is_file()]  # nothing kept, nothing left staged
     assert not (client.sessions.parent / "words.txt").exists()
+
+
+def minesweeper_answer(cell: int, field: tuple[int, ...], cols: int = 4) -> str:
+    """Written here: 'mine', or the mines among the up to eight neighbours."""
+    if cell in field:
+        return "mine"
+    near = sum(1 for d in field if d != cell and abs(d // cols - cell // cols) <= 1
+               and abs(d % cols - cell % cols) <= 1)
+    return str(near)
+
+
+def test_minesweeper_is_a_board_shaded_by_each_cell_s_chance_of_a_mine(client):
+    st = client.post("/api/sessions", json={"spec": "minesweeper"}).json()
+    board = st["board"]
+    assert (board["rows"], board["cols"], board["shade"]) == (4, 4, "mine")
+    secret, played = (1, 6, 11), []
+    fields = list(itertools.combinations(range(16), 3))
+    for cell in (0, 15, 5):
+        answer = minesweeper_answer(cell, secret)
+        st = client.post(f"/api/sessions/{st['id']}/observe", json={
+            "query": "probe", "args": {"c": cell},
+            "outcome": {"feedback": answer if answer == "mine" else int(answer)}}).json()
+        played.append((cell, answer))
+        left = [f for f in fields if all(minesweeper_answer(c, f) == a for c, a in played)]
+        for k, shown in enumerate(st["board"]["cells"]):
+            asked = [a for c, a in played if c == k]
+            if asked:
+                assert shown == {"seen": asked[-1], "p": None}
+            else:
+                assert abs(shown["p"] - sum(k in f for f in left) / len(left)) < 1e-9
+
+
+def test_a_spec_without_a_layout_has_no_board(client):
+    assert client.post("/api/sessions", json={"spec": "mastermind"}).json()["board"] is None

@@ -30,6 +30,7 @@ from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 from sleuth.solver.interfaces.session import Session, step_event
 from sleuth.solver.interfaces.summary import heading
+from sleuth.solver.interfaces.web.board import board
 from sleuth.solver.interfaces.web.forms import grids, panels
 from sleuth.solver.interfaces.web.library import Library
 from sleuth.solver.strategies import Entropy, make_strategy
@@ -109,6 +110,7 @@ class Worksheet:
             "params": {k: show_value(v) for k, v in self.game.model.params.items()},
             "steps": steps, "hypotheses": belief.size, "entropy_bits": belief.entropy_bits(),
             "grids": grids(marginals), "panels": panels(self.game, marginals),
+            "board": board(self.game, belief, self.events, self.loaded.candidates),
             **self._left(belief), "over": over, "can_undo": bool(self.events),
             "can_redo": bool(self.redo)}
         return out

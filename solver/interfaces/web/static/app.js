@@ -303,7 +303,33 @@ async function render(st) {
   if (!st.over) suggest();
 }
 
+function renderBoard(st) {  // a layout's grid: cells asked with their answers, the rest shaded
+  const box = $("board");
+  box.replaceChildren();
+  const b = st.board;
+  if (!b) return;
+  const table = el("table", { cls: "board", "data-query": b.query });
+  if (b.shade) table.append(el("caption", { text: `chance of ${b.shade}` }));
+  for (let r = 0; r < b.rows; r++) {
+    const tr = el("tr");
+    for (let c = 0; c < b.cols; c++) {
+      const k = r * b.cols + c, cell = b.cells[k];
+      const open = cell.seen === null;
+      const td = el("td", {
+        text: open ? (cell.p === null ? "" : (100 * cell.p).toFixed(0)) : cell.seen,
+        title: open ? `${b.cell}=${k}` + (cell.p === null ? "" : `: ${(100 * cell.p).toFixed(1)}% ${b.shade}`) : `${b.cell}=${k}: ${cell.seen}`,
+        cls: open ? "open" : "seen", "data-cell": k });
+      if (open && cell.p !== null) td.style.setProperty("--p", cell.p);
+      if (open && !st.over) td.onclick = () => useQuery({ query: b.query, args: { [b.cell]: k } });
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  box.append(table);
+}
+
 function renderGrids(st) {
+  renderBoard(st);
   const box = $("grids");
   box.replaceChildren();
   for (const g of st.grids) {
