@@ -99,6 +99,7 @@ def test_a_mastermind_game_to_the_win_by_clicking(page, site):
     assert page.text_content("#over") == (f"Solved in {turn} quer{'y' if turn == 1 else 'ies'}"
                                           f": code = {code}.")
     assert page.text_content("#hypotheses") == "1"
+    assert page.text_content("#hypotheses-noun") == "hypothesis"
     # the end: no advice, nothing more to record, the one code listed, undo still there
     assert not page.is_visible("#advice") and page.is_disabled("#record")
     assert all(f.is_disabled() for f in page.query_selector_all("#fields input, #fields select"))
@@ -171,6 +172,25 @@ def test_a_wordle_game_by_keyboard_alone(page, site):
     queries = f"{turn} quer{'y' if turn == 1 else 'ies'}"
     assert page.text_content("#over") == f"Solved in {queries}: answer = {answer}."
     assert not page.errors
+
+
+def test_a_number_field_starts_empty(page, site):
+    """Higher or lower (1..100): the guess is typed, never pre-filled."""
+    url, _ = site
+    open_page(page, url)
+    page.select_option("#spec", "higher-lower")
+    page.click("#new-game")
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.input_value("#fields [data-name='x'] input") == ""
+    page.select_option("#fields [data-name='feedback'] select", "higher")
+    page.click("#record")
+    until(page, "!document.getElementById('observe-error').hidden")
+    assert page.text_content("#observe-error") == "choose a value for x"
+    page.fill("#fields [data-name='x'] input", "50")
+    page.select_option("#fields [data-name='feedback'] select", "higher")
+    page.click("#record")
+    until(page, "document.querySelectorAll('#history tbody tr').length == 1")
+    assert page.text_content("#hypotheses") == "50" and not page.errors
 
 
 def test_a_drop_down_starts_on_nothing(page, site):

@@ -81,9 +81,12 @@ function field(spec, name) {
       wrap.read = () => Number(chosen(s, name));
       wrap.write = (v) => { s.value = v; };
     } else {
-      const i = el("input", { type: "number", min: spec.min, max: spec.max, value: spec.min });
+      const i = el("input", { type: "number", min: spec.min, max: spec.max, placeholder: `${spec.min}..${spec.max}` });
       wrap.append(i);
-      wrap.read = () => Number(i.value);
+      wrap.read = () => {  // empty until typed: nothing the player did not choose
+        if (i.value.trim() === "") throw new Error(`choose ${name ? "a value for " + name : "a value"}`);
+        return Number(i.value);
+      };
       wrap.write = (v) => { i.value = v; };
     }
   } else if (k === "enum" || k === "bool") {
@@ -274,6 +277,7 @@ async function render(st) {
   $("game-title").title = st.id;  // the session file's name, on hover
   document.title = `${st.title} — Sleuth`;
   $("hypotheses").textContent = st.hypotheses.toLocaleString("en");
+  $("hypotheses-noun").textContent = st.hypotheses === 1 ? "hypothesis" : "hypotheses";
   $("entropy").textContent = bits(st.entropy_bits);
   $("undo").disabled = !st.can_undo;
   $("redo").disabled = !st.can_redo;
