@@ -52,7 +52,7 @@ from sleuth.compiler.invariance import (
     values_interchangeable,
 )
 from sleuth.compiler.ir import BoolT, EnumT, IntT, RecordT, SeqT, SetT, StrT, position_name
-from sleuth.compiler.library import bundled_specs, spec_path
+from sleuth.compiler.library import bundled_specs, landing_spec, spec_path
 from sleuth.compiler.likelihood import (
     answer_is_legal,
     answer_likelihood,
@@ -71,6 +71,7 @@ __all__ = [
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
+    "landing_spec",
     "coerce_text", "did_you_mean", "domain_size", "domain_values", "interpret", "ir",
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides", "reporting",

@@ -7,7 +7,7 @@ exists always wins over a bundled name.
 
 from __future__ import annotations
 
-from importlib import resources
+from importlib import import_module, resources
 from pathlib import Path
 
 SUFFIX = ".yaml"
@@ -18,6 +18,13 @@ def bundled_specs() -> list[str]:
     root = resources.files("sleuth.specs")
     return sorted(p.name.removesuffix(SUFFIX) for p in root.iterdir()
                   if p.name.endswith(SUFFIX))
+
+
+def landing_spec() -> str | None:
+    """The bundled spec the game library puts first (`LANDING` in sleuth.specs), when it
+    is bundled; None otherwise."""
+    name = getattr(import_module("sleuth.specs"), "LANDING", None)
+    return name if name in bundled_specs() else None
 
 
 def spec_path(name: str | Path) -> Path:

@@ -18,11 +18,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from sleuth.compiler.api import Game, SleuthError, bundled_specs, load_game
+from sleuth.compiler.api import Game, SleuthError, bundled_specs, landing_spec, load_game
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.interfaces.web.uploads import MAX_UPLOAD, keep, unpack
-
-LANDING = "mastermind"  # the bundled spec the landing page selects (the classic)
 
 
 class Library:
@@ -39,13 +37,12 @@ class Library:
     # -- the catalogue
 
     def landing(self) -> str | None:
-        """The spec the page selects first: the first given one, else LANDING when it is
-        bundled, else the first on offer."""
-        refs = self.refs()
+        """The spec the page selects first: the first given one, else the one the game
+        library puts first (specs/__init__.py), else the first on offer."""
         if self.given:
             return self.given[0]
-        return LANDING if any(r["ref"] == LANDING for r in refs) else (
-            refs[0]["ref"] if refs else None)
+        refs = self.refs()
+        return landing_spec() or (refs[0]["ref"] if refs else None)
 
     def refs(self) -> list[dict[str, Any]]:
         """Every spec on offer: given ones first, then uploaded, then bundled."""
@@ -110,4 +107,4 @@ class Loaded:
             return self._candidates
 
 
-__all__ = ["LANDING", "MAX_UPLOAD", "Library", "Loaded"]
+__all__ = ["MAX_UPLOAD", "Library", "Loaded"]
