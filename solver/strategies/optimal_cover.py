@@ -58,16 +58,12 @@ class LeafCosts:
     @staticmethod
     def _costs(r: int, b: int, n: int) -> np.ndarray:
         """The cost of the i-th cheapest leaf, for i < n."""
+        if b == 1 and r == 0:  # one leaf only: the rest cannot be reached
+            return np.array([0] + [n] * (n - 1), dtype=np.int64)
         out: list[int] = []
         m = 0
         while len(out) < n:
-            if b == 1:
-                leaves = (1 if m == 0 else 0) if r == 0 else comb(r - 1 + m, m)
-            else:
-                leaves = comb(r + m, m) * b ** m
-            if b == 1 and r == 0 and m > 0:  # one leaf only: the rest cannot be reached
-                out.extend([n] * (n - len(out)))
-                break
+            leaves = comb(r - 1 + m, m) if b == 1 else comb(r + m, m) * b ** m
             out.extend([m] * min(leaves, n - len(out)))
             m += 1
         return np.array(out, dtype=np.int64)
