@@ -110,11 +110,11 @@ def keep(uploads: Path, name: str, text: str, files: dict[str, bytes]) -> Path:
         return final / spec
     staging = uploads / f".staging-{secrets.token_hex(6)}"
     try:
+        staging.mkdir(parents=True)
         for rel, content in files.items():
             (staging / rel).parent.mkdir(parents=True, exist_ok=True)
             (staging / rel).write_bytes(content)
-        staging.mkdir(parents=True, exist_ok=True)
-        (staging / spec).write_text(text, encoding="utf-8")
+        (staging / spec).write_text(text, encoding="utf-8")  # last: the spec's text wins
         try:
             load_game(staging / spec)
         except SleuthError as err:
