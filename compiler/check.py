@@ -39,7 +39,7 @@ from sleuth.compiler.ir import (
     Type,
     UnionT,
 )
-from sleuth.compiler.layout import Grid, check_layout
+from sleuth.compiler.layout import Layout, check_layout
 from sleuth.compiler.resolve import Binding, Resolver, Scope
 from sleuth.compiler.rules import TURN, Lies, always, check_lies, param_count, turn_domain
 from sleuth.compiler.spec import Action, Reader, Spec, VarDecl
@@ -137,7 +137,7 @@ class Model:
     rounds: rules.Rounds | None = None  # rounds: queries grouped into rounds, scored first
     cover: dict[str, ir.Node] | None = None  # goal: {cover}: per query, its condition
     title: str = ""  # the spec's title: its params in a heading
-    layout: Grid | None = None  # the spec's layout: how the worksheet draws it
+    layout: Layout | None = None  # the spec's layout: how the worksheet draws it
 
     def action(self, name: str) -> CheckedAction:
         for a in self.queries + self.observations:

@@ -19,7 +19,7 @@ from sleuth.compiler import ir
 from sleuth.compiler.errors import Loc, SpecError, did_you_mean
 from sleuth.compiler.forms import FORMS, WITH_EXPRESSION
 from sleuth.compiler.hidden import hidden_from
-from sleuth.compiler.layout import GridDecl, read_layout
+from sleuth.compiler.layout import LayoutDecl, read_layout
 from sleuth.compiler.parse import parse_expr
 from sleuth.compiler.source import Document, scalar_value
 
@@ -135,7 +135,7 @@ class Spec:
     lies: LiesDecl | None = None
     rounds: RoundsDecl | None = None
     title: str = ""  # how the params read in a heading: "{pegs} pegs" (_read_title)
-    layout: GridDecl | None = None  # how the worksheet draws the game (layout.py)
+    layout: LayoutDecl | None = None  # how the worksheet draws the game (layout.py)
 
 
 class Reader:

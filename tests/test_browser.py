@@ -19,7 +19,7 @@ import sleuth
 from sleuth.solver.interfaces.cli import cli
 from sleuth.solver.interfaces.web.app import create_app, serving
 from tests.conftest import CHROMIUM, ROOT, needs_chromium
-from tests.test_serve import mastermind_feedback
+from tests.test_serve import mastermind_feedback, mastermind_pairs
 
 pytestmark = [pytest.mark.slow, needs_chromium]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -74,7 +74,14 @@ def open_page(page, url: str) -> None:
     page.wait_for_selector("body[data-ready='1']")
 
 
+def choose(page, text: str) -> None:
+    """Click the feedback button that reads `text`."""
+    page.click(f"#fields .choice[title='{text}']")
+
+
 def test_a_mastermind_game_to_the_win_by_clicking(page, site):
+    """Pegs from the palette, the marks from the buttons of the 14 pairs the game can
+    give; the board shows each guess as coloured pegs with its key pegs."""
     url, sessions = site
     code = [2, 5, 5, 1]
     missing: list[str] = []
@@ -85,15 +92,25 @@ def test_a_mastermind_game_to_the_win_by_clicking(page, site):
     page.wait_for_selector("#game:not([hidden])")
     assert page.text_content("#game-title") == "Mastermind, 4 pegs, 6 colours"
     assert page.title() == "Mastermind, 4 pegs, 6 colours — Sleuth"
+    page.wait_for_selector("#fields .choice")
+    buttons = [c.get_attribute("title") for c in page.query_selector_all("#fields .choice")]
+    assert buttons == [f"black {b}, white {w}" for b, w in mastermind_pairs()]
     for turn in range(1, 10):
-        page.wait_for_selector("#use-suggestion")
-        page.click("#use-suggestion")
-        guess = [int(ch) for ch in page.input_value("#fields .word")]
+        page.wait_for_selector("#suggested")
+        guess = [int(x) for x in page.text_content("#suggested").split("[")[1].rstrip("]")
+                 .split(", ")]
+        for colour in guess:  # the pegs, one click each
+            page.click(f"#fields .palette [data-value='{colour}']")
+        assert page.input_value("#fields .word") == "".join(map(str, guess))
         fb = mastermind_feedback(guess, code)
-        page.select_option("#fields [data-name='black'] select", str(fb["black"]))
-        page.select_option("#fields [data-name='white'] select", str(fb["white"]))
+        choose(page, f"black {fb['black']}, white {fb['white']}")
         page.click("#record")
         until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+        row = page.query_selector_all(".pegs-board .line.played")[-1]
+        assert [p.text_content() for p in row.query_selector_all(".peg")] == \
+            [str(c) for c in guess]
+        keys = [k.get_attribute("data-key") for k in row.query_selector_all(".key")]
+        assert keys == ["black"] * fb["black"] + ["white"] * fb["white"]
         if page.is_visible("#over"):
             break
     assert page.text_content("#over") == (f"Solved in {turn} quer{'y' if turn == 1 else 'ies'}"
@@ -154,6 +171,11 @@ def test_a_wordle_game_by_keyboard_alone(page, site):
         page.keyboard.type(wordle_marks(guess, answer))
         page.keyboard.press("Enter")
         until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+        row = page.query_selector_all(".tiles-board .line.played")[-1]
+        tiles = row.query_selector_all(".tile")
+        assert "".join(x.text_content() for x in tiles) == guess
+        assert "".join(x.get_attribute("data-mark") for x in tiles) == \
+            wordle_marks(guess, answer)
         if page.is_visible("#over"):
             break
         # the form is fresh and the first field has the focus; the same again only warns
@@ -166,6 +188,14 @@ def test_a_wordle_game_by_keyboard_alone(page, site):
             until(page, "!document.getElementById('observe-error').hidden")
             assert "the same as step 1" in page.text_content("#observe-error")
             assert len(page.query_selector_all("#history tbody tr")) == 1
+            for box in page.query_selector_all("#fields .word"):
+                box.fill("")
+            # the marks can also be clicked on the tiles: the third twice is grey, yellow
+            page.focus("#fields [data-name='w'] .word")
+            page.keyboard.type(guess)
+            page.click("#fields .preview .tile >> nth=2")
+            page.click("#fields .preview .tile >> nth=2")
+            assert page.input_value("#fields [data-name='marks'] .word") == "bby"
             for box in page.query_selector_all("#fields .word"):
                 box.fill("")
             page.focus("#fields .word")
@@ -189,23 +219,31 @@ def test_a_number_field_starts_empty(page, site):
     page.click("#new-game")
     page.wait_for_selector("#game:not([hidden])")
     assert page.input_value("#fields [data-name='x'] input") == ""
-    page.select_option("#fields [data-name='feedback'] select", "higher")
+    choose(page, "higher")
     assert refused(page) == "choose a value for x"
     page.fill("#fields [data-name='x'] input", "50")
-    page.select_option("#fields [data-name='feedback'] select", "higher")
+    choose(page, "higher")
     page.click("#record")
     until(page, "document.querySelectorAll('#history tbody tr').length == 1")
     assert page.text_content("#hypotheses") == "50" and not page.errors
 
 
-def test_a_drop_down_starts_on_nothing(page, site):
+def test_nothing_is_chosen_that_the_player_did_not_choose(page, site):
+    """Mastermind's feedback buttons start with none pressed; Bulls and Cows' drop-downs
+    (too many queries to list its feedback pairs for a page) start on nothing."""
     url, _ = site
     open_page(page, url)
     page.click("#new-game")  # Mastermind, the landing page's game
     page.wait_for_selector("#game:not([hidden])")
-    assert page.input_value("#fields [data-name='black'] select") == ""
+    assert not page.query_selector_all("#fields .choice input:checked")
     page.fill("#fields .word", "1122")
-    assert refused(page) == "choose a value for black"
+    assert refused(page) == "choose the feedback"
+    page.select_option("#spec", "bulls-and-cows")
+    page.click("#new-game")
+    until(page, "document.getElementById('game-title').textContent.startsWith('Bulls')")
+    assert page.input_value("#fields [data-name='bulls'] select") == ""
+    page.fill("#fields .word", "1234")
+    assert refused(page) == "choose a value for bulls"
     assert not page.query_selector_all("#history tbody tr")
 
 
@@ -232,7 +270,7 @@ def test_an_upload_with_its_word_list_is_played_and_a_bad_one_refused(page, site
     assert page.text_content("#game-title") == "Pick a word"
     for turn, word in enumerate(("apple", "berry"), 1):
         page.select_option("#fields [data-name='g'] select", word)
-        page.select_option("#fields [data-name='feedback'] select", str(word == "berry").lower())
+        choose(page, str(word == "berry").lower())
         page.click("#record")
         until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
     assert page.text_content("#over") == "Solved in 2 queries: w = berry."
@@ -257,8 +295,7 @@ def test_a_minesweeper_game_on_its_board(page, site):
         cell = int(best.get_attribute("data-cell"))
         best.click()
         assert page.input_value("#fields [data-name='c'] select") == str(cell)
-        page.select_option("#fields [data-name='feedback'] select",
-                           minesweeper_answer(cell, secret))
+        choose(page, minesweeper_answer(cell, secret))
         page.click("#record")
         until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
         shown = page.text_content(f"table.board td[data-cell='{cell}']")
@@ -267,6 +304,76 @@ def test_a_minesweeper_game_on_its_board(page, site):
             break
     assert page.text_content("#over").startswith(f"Solved in {turn} quer")
     assert f"field = {list(secret)}" in page.text_content("#over") and not page.errors
+
+
+def clue_shower(owner: dict[str, str], cards: list[str], players: int = 6) -> str:
+    """Written here: the first player after p1, in seat order, holding one of the cards."""
+    for k in range(1, players):
+        p = f"p{k + 1}"
+        if any(owner[c] == p for c in cards):
+            return p
+    return "nobody"
+
+
+def test_a_whole_clue_game_in_the_detective_notes(page, site):
+    """You are p1 (Plum, Knife, Library): ask what the advice suggests, record who showed
+    a card and the card shown, until the notes know the envelope; then accuse."""
+    import random
+
+    url, _ = site
+    suspects = ["Scarlet", "Mustard", "White", "Green", "Peacock", "Plum"]
+    weapons = ["Candlestick", "Knife", "LeadPipe", "Revolver", "Rope", "Wrench"]
+    rooms = ["Kitchen", "Ballroom", "Conservatory", "DiningRoom", "BilliardRoom",
+             "Library", "Lounge", "Hall", "Study"]
+    envelope = ["Peacock", "Rope", "Lounge"]
+    rest = [c for c in suspects + weapons + rooms
+            if c not in envelope + ["Plum", "Knife", "Library"]]
+    random.Random(5).shuffle(rest)
+    owner = {c: "envelope" for c in envelope} | {c: "p1" for c in ("Plum", "Knife", "Library")}
+    owner |= {c: f"p{2 + k // 3}" for k, c in enumerate(rest)}
+    open_page(page, url)
+    page.select_option("#spec", "clue")
+    page.click("#new-game")
+    until(page, "document.getElementById('game-title').textContent.startsWith('Clue')")
+    asked = 0
+    for _ in range(40):
+        page.wait_for_selector("#suggested", timeout=120_000)
+        page.click("#use-suggestion")
+        asked += 1
+        cards = [page.input_value(f"#fields [data-name='{a}'] select")
+                 for a in ("suspect", "weapon", "room")]
+        steps = len(page.query_selector_all("#history tbody tr"))
+        if page.input_value("#action") == "accuse":
+            choose(page, str(sorted(cards) == sorted(envelope)).lower())
+        else:
+            who = clue_shower(owner, cards)
+            choose(page, who)
+            if who != "nobody":  # the card shown to you
+                page.click("#record")
+                until(page, f"document.querySelectorAll('#history tbody tr').length == "
+                            f"{steps + 1}")
+                steps += 1
+                page.select_option("#action", "shown")
+                page.select_option("#fields [data-name='card'] select",
+                                   next(c for c in cards if owner[c] == who))
+                page.select_option("#fields [data-name='by'] select", who)
+                choose(page, "true")
+        page.click("#record")
+        until(page, f"document.querySelectorAll('#history tbody tr').length == {steps + 1}")
+        if page.is_visible("#over"):
+            break
+    over = page.text_content("#over")  # the cards shown are observations, not queries
+    assert over.startswith(f"Solved in {asked} queries: owner = ") and "Peacock envelope" in over
+    assert "Rope envelope" in over and "Lounge envelope" in over
+    notes = page.evaluate("""() => {
+        const t = document.querySelector("table[data-variable='owner']");
+        const cols = [...t.tHead.rows[0].cells].slice(1).map((c) => c.textContent);
+        return Object.fromEntries([...t.tBodies[0].rows].map((r) => [r.cells[0].textContent,
+            cols[[...r.cells].slice(1).findIndex((c) => c.dataset.p === "1")]]));
+    }""")
+    assert notes == owner  # every card's owner known in the notes at the end
+    assert not page.is_visible("#advice") and page.is_disabled("#record")
+    assert not page.errors
 
 
 def test_clues_grid_in_the_page_is_sleuth_belief(page, site):
@@ -328,8 +435,8 @@ def test_spec_text_is_shown_as_text_never_run(page, site):
     page.select_option("#action", "ask")
     assert "<img src=x" in page.text_content("#game-title")
     assert "</td><script>" in page.text_content("#history")
-    options = page.eval_on_selector_all("#fields select option", "os => os.map(o => o.text)")
-    assert "<i>yes</i>" in options
+    buttons = page.eval_on_selector_all("#fields .choice", "cs => cs.map(c => c.textContent)")
+    assert "<i>yes</i>" in buttons
     assert page.evaluate("window.__xss") is None
     assert page.query_selector("#game img, #game script, #game b, #game i") is None
     assert not page.errors

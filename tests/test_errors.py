@@ -233,6 +233,14 @@ def test_a_title_reads_the_params_as_set(tmp_path):
     ("{grid: {rows: m, cols: n, query: guess, cell: g}}", "size 'm' is not a positive int"),
     ("{grid: {rows: 2, cols: 2, query: guess}}", "layout's grid needs 'cell'"),
     ("{board: {}}", "unknown key 'board'"),
+    ("{pegs: {query: guess, code: x}}", "draws 'x', which must be a sequence argument"),
+    ("{pegs: {query: guess, code: g, keys: {nope: black}}}", "key 'nope' must be a count"),
+    ("{pegs: {query: guess, code: g, colours: [red, blue]}}", "3 values and 2 colours"),
+    ("{pegs: {query: guess, code: g, colours: [red, 'url(x)', blue]}}", "is not a colour"),
+    ("{tiles: {query: guess, word: g, marks: feedback}}", "must be a feedback of 3 labels"),
+    ("{tiles: {query: guess}}", "layout's tiles needs 'word'"),
+    ("{grid: {rows: 1, cols: 3, query: guess, cell: g}, pegs: {query: guess, code: g}}",
+     "a layout names one kind"),
 ])
 def test_a_layout_is_checked_where_it_is_written(tmp_path, layout, message):
     path = tmp_path / "laid.yaml"
@@ -240,6 +248,35 @@ def test_a_layout_is_checked_where_it_is_written(tmp_path, layout, message):
     with pytest.raises(SpecError) as err:
         load_game(path)
     assert message in err.value.message and err.value.loc.line == 2
+
+
+MARKED = """\
+game: M
+layout: {tiles: {query: guess, word: g, marks: marks, colours: COLOURS}}
+domains: {D: {range: "1..3"}, Mark: {enum: [miss, hit]}}
+secret: {code: {seq: D, len: 2}}
+queries:
+  guess:
+    args: {g: {seq: D, len: 2}}
+    feedback:
+      marks: >-
+        [if g[0] == code[0] then Mark.hit else Mark.miss,
+        if g[1] == code[1] then Mark.hit else Mark.miss]
+"""
+
+
+def test_tiles_give_each_mark_its_colour(tmp_path):
+    path = tmp_path / "marked.yaml"
+    path.write_text(MARKED.replace("COLOURS", "{miss: grey, hit: '#6aaa64'}"))
+    layout = load_game(path).model.layout
+    assert (layout.kind, layout.code, layout.marks, layout.length) == ("tiles", "g", "marks", 2)
+    assert layout.colours == {"miss": "grey", "hit": "#6aaa64"}
+    path.write_text(MARKED.replace("COLOURS", "{miss: grey}"))
+    with pytest.raises(SpecError, match="give each mark of Mark its colour"):
+        load_game(path)
+    path.write_text(MARKED.replace("COLOURS", "{miss: grey, hit: green, near: red}"))
+    with pytest.raises(SpecError, match="give each mark of Mark its colour"):
+        load_game(path)
 
 
 def test_a_grid_must_hold_every_cell(tmp_path):

@@ -431,4 +431,82 @@ def test_minesweeper_is_a_board_shaded_by_each_cell_s_chance_of_a_mine(client):
 
 
 def test_a_spec_without_a_layout_has_no_board(client):
-    assert client.post("/api/sessions", json={"spec": "mastermind"}).json()["board"] is None
+    assert client.post("/api/sessions", json={"spec": "hangman"}).json()["board"] is None
+
+
+def mastermind_pairs() -> list[tuple[int, int]]:
+    """Every (black, white) some guess gives some code of MM(4,6), by brute force here."""
+    import numpy as np
+
+    codes = np.array(list(itertools.product(range(1, 7), repeat=4)))
+    counts = np.stack([(codes == c).sum(axis=1) for c in range(1, 7)], axis=1)
+    seen = set()
+    for g in range(len(codes)):
+        black = (codes == codes[g]).sum(axis=1)
+        white = np.minimum(counts, counts[g]).sum(axis=1) - black
+        seen |= set(zip(black.tolist(), white.tolist(), strict=True))
+    return sorted(seen)
+
+
+def test_feedback_buttons_are_the_feedbacks_the_game_can_give(client):
+    """Mastermind's 14 pairs and Minesweeper's answers, each against a brute force; a
+    game whose pairs are too many to score for a page has a field per component."""
+    forms = {s: client.get(f"/api/spec?ref={s}").json()["forms"][0]
+             for s in ("mastermind", "minesweeper", "bulls-and-cows")}
+    assert [(c["black"], c["white"]) for c in forms["mastermind"]["choices"]] == \
+        mastermind_pairs()
+    fields = list(itertools.combinations(range(16), 3))
+    answers = {minesweeper_answer(c, f) for c in range(16) for f in fields}
+    assert sorted(str(c["feedback"]) for c in forms["minesweeper"]["choices"]) == \
+        sorted(answers)
+    assert forms["bulls-and-cows"]["choices"] is None
+    assert [f["name"] for f in forms["bulls-and-cows"]["feedback"]] == ["bulls", "cows"]
+
+
+def test_mastermind_and_wordle_are_drawn_as_pegs_and_tiles(client):
+    st = client.post("/api/sessions", json={"spec": "mastermind"}).json()
+    code = [3, 4, 4, 6]
+    for guess in ([1, 1, 2, 2], [3, 3, 4, 4]):
+        st = client.post(f"/api/sessions/{st['id']}/observe", json={
+            "query": "guess", "args": {"g": guess},
+            "outcome": mastermind_feedback(guess, code)}).json()
+    board = st["board"]
+    assert (board["kind"], board["length"], board["turns"]) == ("pegs", 4, None)
+    assert [k["name"] for k in board["keys"]] == ["black", "white"]
+    assert len(set(board["colours"].values())) == len(board["colours"]) == 6
+    assert [(r["code"], r["keys"]) for r in board["rows"]] == [
+        ([str(c) for c in g], mastermind_feedback(g, code)) for g in ([1, 1, 2, 2], [3, 3, 4, 4])]
+    st = client.post("/api/sessions", json={"spec": "wordle"}).json()
+    st = client.post(f"/api/sessions/{st['id']}/observe", json={
+        "query": "guess", "args": {"w": "crane"}, "outcome": {"marks": "bybbg"}}).json()
+    board = st["board"]
+    assert (board["kind"], board["turns"], board["marks"]) == ("tiles", 6, "marks")
+    assert board["rows"] == [{"code": list("crane"), "marks": list("bybbg"), "keys": {},
+                              "rest": ""}]
+    assert list(board["colours"]) == ["b", "y", "g"]  # a click's cycle: grey first
+
+
+def test_a_set_too_large_to_score_is_sampled_and_never_listed(client, monkeypatch):
+    """auto scores every query where (queries x hypotheses) fits SCORED_CELLS (Mastermind:
+    1,296 x 1,296 exactly), else samples; the count decides before any listing (Clue's
+    deals are never listed for it)."""
+    from sleuth.solver.infoset.counted import CountedBelief
+    from sleuth.solver.interfaces.web import worksheet
+
+    sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+    for cells, scored in ((1296 * 1296, True), (1296 * 1296 - 1, False)):
+        monkeypatch.setattr(worksheet, "SCORED_CELLS", cells)
+        s = client.get(f"/api/sessions/{sid}/suggest?strategy=auto").json()
+        assert s["scored"] is scored and bool(s["top"]) is scored
+        assert s["strategy"] == ("entropy" if scored else "ises-sampled")
+    settled = CountedBelief.settled
+
+    def listing(self, exhaustive=False):
+        assert not exhaustive, "a set too large to score was listed"
+        return settled(self)
+
+    monkeypatch.setattr(CountedBelief, "settled", listing)
+    sid = client.post("/api/sessions", json={"spec": "clue"}).json()["id"]
+    monkeypatch.setattr(worksheet, "SCORED_CELLS", 10**9)
+    s = client.get(f"/api/sessions/{sid}/suggest?strategy=auto").json()
+    assert s["scored"] is False and s["strategy"] == "ises-sampled"

@@ -103,6 +103,19 @@ def _action_domain(game: Game, action: CheckedAction, exact: bool,
     return got
 
 
+def reachable_outcomes(game: Game, action: CheckedAction, pairs: int = EXACT_PAIRS,
+                       most: int = 40) -> list[dict[str, Any]] | None:
+    """Every feedback the game can give for the action, whole (component -> value as
+    shown), in code order, when they are at most `most` (14 pairs of two
+    counts, say); None when more, or when they cannot be listed exactly."""
+    codes = reachable_codes(game, action, pairs)
+    if codes is None or len(codes) > most:
+        return None
+    coder = game.coder(action.name)
+    return [{name: show_value(v) for name, v in coder.decode(int(c)).items()}
+            for c in codes.tolist()]
+
+
 def listed(game: Game) -> bool:
     """Whether the game's hypotheses are listed already, or cheap to list: a game meant
     for the counting backends (billions of hypotheses) is never enumerated for a check."""
@@ -178,4 +191,5 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-__all__ = ["action_domain", "decoded", "describe_values", "query_codes", "static_values"]
+__all__ = ["action_domain", "decoded", "describe_values", "query_codes", "reachable_outcomes",
+           "static_values"]

@@ -1,9 +1,15 @@
-"""The board a spec's `layout` asks for (compiler/layout.py), as the page draws it: a
-grid of cells, each one asked shown with its answer, each other one with the chance of
-the layout's `shade` feedback under the current belief."""
+"""The board a spec's `layout` asks for (compiler/layout.py), as the page draws it. One
+drawer per kind of layout (DRAWERS), each returning a JSON object with that `kind`:
+
+    grid   every cell asked shown with its answer, every other one with the chance of
+           the layout's `shade` feedback under the current belief
+    pegs   one row per query asked: its pegs (values, with their colours) and its key
+    tiles  pegs (count components); tiles also carry each tile's mark and colour
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sleuth.compiler.api import Game
@@ -15,30 +21,67 @@ from sleuth.solver.infoset.queries import Candidates
 
 def board(game: Game, belief: InformationSet, events: list[Event],
           candidates: Candidates) -> dict[str, Any] | None:
-    """{rows, cols, query, cell, shade, cells: [{seen, p} per cell, along the rows]}, or
-    None without a layout. `seen` is the answer of a cell asked (its last), else null;
-    `p` the chance of `shade` for a cell still open (null when it is not asked for, or
-    when the cell cannot be asked now)."""
-    grid = game.model.layout
-    if grid is None:
+    """The layout's board for the events so far, or None without a layout."""
+    layout = game.model.layout
+    if layout is None:
         return None
+    return {"kind": layout.kind, **DRAWERS[layout.kind](game, belief, events, candidates)}
+
+
+def grid(game: Game, belief: InformationSet, events: list[Event],
+         candidates: Candidates) -> dict[str, Any]:
+    """{rows, cols, query, cell, shade, cells: [{seen, p} per cell, along the rows]}.
+    `seen` is the answer of a cell asked (its last), else null; `p` the chance of `shade`
+    for a cell still open (null when it is not asked for, or when the cell cannot be
+    asked now)."""
+    layout = game.model.layout
     cells: list[dict[str, Any]] = [{"seen": None, "p": None}
-                                   for _ in range(grid.rows * grid.cols)]
+                                   for _ in range(layout.rows * layout.cols)]
     for event in events:
-        if event.action == grid.query and event.feedback is not None:
+        if event.action == layout.query and event.feedback is not None:
             shown = [format_value(v) for v in event.feedback.values()]
-            cells[event.args[grid.cell]]["seen"] = " ".join(shown)
-    if grid.shade is not None:
-        space = game.space(grid.query)
+            cells[event.args[layout.cell]]["seen"] = " ".join(shown)
+    if layout.shade is not None:
+        space = game.space(layout.query)
         for query, chances in feedback_chances(belief, candidates):
-            if query.action != grid.query:
+            if query.action != layout.query:
                 continue
-            at = space.value(query.rank)[grid.cell]
+            at = space.value(query.rank)[layout.cell]
             if cells[at]["seen"] is None:
                 cells[at]["p"] = sum(p for key, p in chances.items()
-                                     if grid.shade in (format_value(v) for v in key))
-    return {"rows": grid.rows, "cols": grid.cols, "query": grid.query, "cell": grid.cell,
-            "shade": grid.shade, "cells": cells}
+                                     if layout.shade in (format_value(v) for v in key))
+    return {"rows": layout.rows, "cols": layout.cols, "query": layout.query,
+            "cell": layout.cell, "shade": layout.shade, "cells": cells}
 
 
-__all__ = ["board"]
+def rows(game: Game, belief: InformationSet, events: list[Event],
+         candidates: Candidates) -> dict[str, Any]:
+    """{query, code, length, colours, marks, keys: [{name, colour}], turns, rows: [{code,
+    marks, keys, rest}]}: per query asked, its argument's values (as shown), each tile's
+    mark (tiles with marks), the key counts, and any other feedback as text; `turns` is
+    the game's most queries (six rows, say), or null."""
+    layout = game.model.layout
+    keys = dict(layout.keys)
+    drawn = []
+    for event in events:
+        if event.action != layout.query or event.feedback is None:
+            continue
+        feedback = event.feedback
+        marks = feedback.get(layout.marks) if layout.marks else None
+        drawn.append({
+            "code": [format_value(v) for v in event.args[layout.code]],
+            "marks": None if marks is None else [format_value(m) for m in marks],
+            "keys": {name: int(feedback[name]) for name in keys},
+            "rest": ", ".join(f"{name} {format_value(v)}" for name, v in feedback.items()
+                              if name not in keys and name != layout.marks)})
+    return {"query": layout.query, "code": layout.code, "length": layout.length,
+            "colours": layout.colours, "marks": layout.marks,
+            "keys": [{"name": n, "colour": c} for n, c in layout.keys],
+            "turns": game.model.max_queries, "rows": drawn}
+
+
+DRAWERS: dict[str, Callable[..., dict[str, Any]]] = {"grid": grid, "pegs": rows,
+                                                     "tiles": rows}
+
+
+__all__ = ["DRAWERS", "board"]

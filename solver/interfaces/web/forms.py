@@ -16,6 +16,9 @@ A field is a JSON object with a `kind` the page knows how to draw:
     record    one field per field                           {fields: [{name, field}]}
     tuple     one field per item                            {items}
 
+A form's `choices`, when the whole feedbacks the game can give are few, lists them
+(component -> value): the page offers them as buttons instead of a field each.
+
 Values are sent back as JSON in the form the Python API takes (lists for sequences and
 sets, mappings for records), and checked there.
 """
@@ -39,7 +42,7 @@ from sleuth.compiler.api import (
     set_elements,
 )
 from sleuth.solver.infoset.observe import format_value
-from sleuth.solver.infoset.reachable import FORM_PAIRS, action_domain
+from sleuth.solver.infoset.reachable import FORM_PAIRS, action_domain, reachable_outcomes
 
 
 def action_forms(game: Game) -> list[dict[str, Any]]:
@@ -55,10 +58,27 @@ def action_forms(game: Game) -> list[dict[str, Any]]:
             form["feedback"] = [{"name": name, "field": reachable_field(
                 type_field(node.type), None if domain is None else domain[name])}
                 for name, _, node in action.feedback]
+            form["choices"] = choices(game, action, domain)
         else:
             form["answer"] = domain_field(action.response.answer.domain)
         out.append(form)
     return out
+
+
+def choices(game: Game, action: Any, domain: dict[str, list[Any]] | None) \
+        -> list[dict[str, Any]] | None:
+    """The whole feedbacks to choose among with buttons, when they are few: every one the
+    game can give (14 pairs of counts), or a single component's few values; None
+    (a field per component) otherwise."""
+    outcomes = reachable_outcomes(game, action, FORM_PAIRS, CHOICES)
+    if outcomes is None and domain is not None and len(domain) == 1:
+        ((name, values),) = domain.items()
+        if len(values) <= CHOICES:
+            outcomes = [{name: v} for v in values]
+    return outcomes
+
+
+CHOICES = 40  # feedbacks offered as buttons, at most
 
 
 def reachable_field(field: dict[str, Any], values: list[Any] | None) -> dict[str, Any]:

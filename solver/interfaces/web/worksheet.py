@@ -39,7 +39,8 @@ ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 TOP_K = 5  # queries the page compares by default
 FEW = 50  # hypotheses left that the page lists, each with its probability
 AUTO = "auto"  # the page's default strategy: see Worksheet.suggest
-SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list
+SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list or to score
+SCORED_CELLS = 5 * 10**7  # (query x hypothesis) cells scored for one exhaustive suggestion
 
 
 class Worksheet:
@@ -134,12 +135,17 @@ class Worksheet:
         belief = self.beliefs[-1]
         if not ended(self.game, belief, self.events[-1] if self.events else None):
             return None
+        asked = {a.name for a in self.game.model.queries}  # observations are not queries
+        queries = sum(1 for e in self.events if e.action in asked)
         if not has_stop(self.game) and ambiguous(belief, self.game):
-            return {"solved": False, "queries": len(self.events),
+            return {"solved": False, "queries": queries,
                     "indistinguishable": goal_values(belief, self.game)}
-        answer = {k: format_value(v) for k, v in belief.top(1)[0][0].items()
-                  if k in self.game.model.identify}
-        return {"solved": True, "queries": len(self.events), "answer": answer}
+        indexed = {v.name: v.domain.type.index for v in self.game.model.secret
+                   if getattr(v.domain.type, "index", None) is not None}
+        answer = {k: (", ".join(f"{label} {format_value(x)}" for label, x in zip(
+                      indexed[k].values, v, strict=True)) if k in indexed else format_value(v))
+                  for k, v in belief.top(1)[0][0].items() if k in self.game.model.identify}
+        return {"solved": True, "queries": queries, "answer": answer}
 
     # -- changes
 
@@ -201,9 +207,11 @@ class Worksheet:
                 options: dict[str, Any] | None = None) -> dict[str, Any]:
         """The strategy's next query with its expected information gain (bits), and the
         `top` queries of most expected gain to compare it with. AUTO: exhaustive ISES on a
-        set the kernels can list, sampled ISES (SAMPLED_BUDGET seconds) on one too large
-        to list (scoring every query there takes one model count per feedback: a minute
-        on a deal of 33 billion)."""
+        set the kernels can list and score within SCORED_CELLS (query, hypothesis) pairs,
+        sampled ISES (SAMPLED_BUDGET seconds) on any other (scoring every query there
+        takes one model count per feedback, a minute on a deal of 33 billion; or, listed,
+        2,373 queries on 6 million listed secrets are 14 billion kernel cells). The `top`
+        queries are scored where the suggestion could be, else not listed."""
         with self.lock:
             self._fresh()
             belief, events = self.beliefs[-1], len(self.events)
@@ -211,19 +219,19 @@ class Worksheet:
         if self._over_at(events):
             return {"over": True, "suggestion": None, "top": [], "seconds": 0.0}
         options = dict(options or {})
+        scored = affordable(self.loaded.candidates, belief)
         if strategy == AUTO:
-            listed = belief.settled(exhaustive=True).listing() is not None
-            strategy = "entropy" if listed else "ises-sampled"
-            if not listed:
+            strategy = "entropy" if scored else "ises-sampled"
+            if not scored:
                 options.setdefault("budget", SAMPLED_BUDGET)
         chooser = make_strategy(strategy, self.loaded.candidates, seed=events, **options)
         q = chooser.choose(belief)
-        gains = expected_gains(self.loaded.candidates, belief)
+        gains = expected_gains(self.loaded.candidates, belief) if scored else []
         best = sorted(gains, key=lambda g: (-g[1], g[2]))[:max(0, top)]
         mine = next((g[1] for g in gains if g[0] == q), None)
         return {"suggestion": self._query_json(q, mine), "strategy": chooser.name,
                 "top": [self._query_json(g[0], g[1]) for g in best],
-                "scored": belief.listing() is not None,
+                "scored": scored,
                 "seconds": round(time.perf_counter() - start, 4)}
 
     def _over_at(self, events: int) -> bool:
@@ -237,6 +245,21 @@ class Worksheet:
                 "text": " ".join([q.action, *(f"{k}={format_value(v)}"
                                               for k, v in args.items())]),
                 "gain_bits": gain}
+
+
+def affordable(candidates: Candidates, belief: InformationSet) -> bool:
+    """Whether every query can be scored on the listed hypotheses within SCORED_CELLS
+    (query, hypothesis) feedback cells. The count decides first: a set too large to
+    score is never listed (listing 9 million secrets from a diagram can take a
+    minute)."""
+    if belief.size * max(1, sum(len(block.ranks) for block in candidates.blocks)) \
+            > SCORED_CELLS:
+        return False
+    listed = belief.settled(exhaustive=True)
+    if listed.listing() is None:
+        return False
+    queries = sum(len(block.ranks) for block in candidates.blocks_for(listed))
+    return queries * listed.size <= SCORED_CELLS
 
 
 def expected_gains(candidates: Candidates, belief: InformationSet

@@ -270,6 +270,8 @@ async function upload() {
 async function render(st) {
   const changed = !state.sheet || state.sheet.id !== st.id || state.sheet.steps.length !== st.steps.length;
   state.sheet = st;
+  $("suggestion").textContent = "";  // the last step's advice is gone at once, not after a wait
+  $("top").tBodies[0].replaceChildren();
   if (changed) loadSessions();
   $("empty").hidden = true;
   $("game").hidden = false;
@@ -302,16 +304,16 @@ async function render(st) {
     buildForm();
   }
   for (const input of $("fields").querySelectorAll("input, select, button")) input.disabled = !!st.over;
-  $("suggestion").textContent = "";
-  $("top").tBodies[0].replaceChildren();
   if (!st.over) suggest();
 }
 
-function renderBoard(st) {  // a layout's grid: cells asked with their answers, the rest shaded
+function renderBoard(st) {  // the spec's layout, drawn by its kind
   const box = $("board");
   box.replaceChildren();
-  const b = st.board;
-  if (!b) return;
+  if (st.board) box.append(BOARDS[st.board.kind](st.board, st));
+}
+
+function drawGrid(b, st) {  // cells asked with their answers, the rest shaded
   const table = el("table", { cls: "board", "data-query": b.query });
   if (b.shade) table.append(el("caption", { text: `chance of ${b.shade}` }));
   for (let r = 0; r < b.rows; r++) {
@@ -329,8 +331,47 @@ function renderBoard(st) {  // a layout's grid: cells asked with their answers, 
     }
     table.append(tr);
   }
-  box.append(table);
+  return table;
 }
+
+function keyPegs(b, counts) {  // the count components as small pegs of their colours
+  const box = el("span", { cls: "keys", title: b.keys.map((k) => `${k.name} ${counts[k.name]}`).join(", ") });
+  for (const k of b.keys) {
+    for (let j = 0; j < counts[k.name]; j++) {
+      const peg = el("span", { cls: "key", "data-key": k.name });
+      peg.style.background = k.colour;
+      box.append(peg);
+    }
+  }
+  return box;
+}
+
+function piece(b, value, mark) {  // one peg (coloured by its value) or tile (by its mark)
+  const p = el("span", { cls: b.kind === "pegs" ? "peg" : "tile", text: value || "" });
+  const colour = b.kind === "pegs" ? b.colours[value] : b.colours[mark];
+  if (colour) { p.style.background = colour; p.classList.add("filled"); }
+  if (mark !== undefined && mark !== null) p.dataset.mark = mark;
+  return p;
+}
+
+function drawRows(b) {  // a row of pegs or tiles per query asked, then the rows still to play
+  const box = el("div", { cls: `rows ${b.kind}-board`, "data-query": b.query });
+  for (const row of b.rows) {
+    const line = el("div", { cls: "line played" });
+    row.code.forEach((v, j) => line.append(piece(b, v, row.marks ? row.marks[j] : null)));
+    if (b.keys.length) line.append(keyPegs(b, row.keys));
+    if (row.rest) line.append(el("span", { cls: "muted", text: row.rest }));
+    box.append(line);
+  }
+  for (let r = b.rows.length; r < (b.turns || 0); r++) {
+    const line = el("div", { cls: "line" });
+    for (let j = 0; j < b.length; j++) line.append(piece(b, "", null));
+    box.append(line);
+  }
+  return box;
+}
+
+const BOARDS = { grid: drawGrid, pegs: drawRows, tiles: drawRows };
 
 function renderGrids(st) {
   renderBoard(st);
@@ -405,7 +446,13 @@ function buildForm() {
     box.append(el("div", { cls: "row" }, el("label", { text: a.name }), f));
   }
   box.append(el("div", { cls: "muted", text: form.feedback ? "feedback" : "answer" }));
-  if (form.feedback) {
+  const b = state.sheet && state.sheet.board;
+  const drawn = b && b.query === form.name && b.kind !== "grid" ? b : null;
+  if (form.choices) {
+    const f = choicesField(form.choices, drawn);
+    state.fields.outcome.push(["", f]);
+    box.append(el("div", { cls: "row" }, f));
+  } else if (form.feedback) {
     for (const c of form.feedback) {
       const f = field(c.field, c.name);
       state.fields.outcome.push([c.name, f]);
@@ -416,12 +463,82 @@ function buildForm() {
     state.fields.outcome.push(["answer", f]);
     box.append(el("div", { cls: "row" }, f));
   }
+  decorate(drawn, form);
+}
+
+function choicesField(choices, b) {  // every feedback the game can give, one button each
+  const wrap = el("span", { cls: "field choices", role: "radiogroup" });
+  const radios = choices.map((c, j) => {
+    const names = Object.keys(c);
+    const text = names.length === 1 ? String(c[names[0]]) : names.map((n) => `${n} ${c[n]}`).join(", ");
+    const input = el("input", { type: "radio", name: "choice", value: j, "aria-label": text });
+    const face = el("span", { cls: "face" });
+    if (b && b.keys.length && b.keys.every((k) => k.name in c)) face.append(keyPegs(b, c));
+    face.append(el("span", { cls: "label", text }));
+    wrap.append(el("label", { cls: "choice", title: text }, input, face));
+    return input;
+  });
+  wrap.read = () => {
+    const r = radios.find((x) => x.checked);
+    if (!r) throw new Error("choose the feedback");
+    return choices[Number(r.value)];
+  };
+  wrap.write = (v) => radios.forEach((x, j) => { x.checked = JSON.stringify(choices[j]) === JSON.stringify(v); });
+  return wrap;
+}
+
+function decorate(b, form) {  // the layout's pickers: a peg palette, tiles marked by a click
+  if (!b || b.query !== form.name || b.kind === "grid") return;
+  const code = state.fields.args.find(([n]) => n === b.code);
+  if (!code || !code[1].querySelector("input.word")) return;
+  const text = code[1].querySelector("input.word");
+  const preview = el("span", { cls: "line preview" });
+  const marksField = b.marks && state.fields.outcome.find(([n]) => n === b.marks);
+  const marks = marksField ? marksField[1].querySelector("input.word") : null;
+  const order = Object.keys(b.colours);
+  const draw = () => {
+    const letters = Array.from(text.value.trim());
+    const ms = marks ? Array.from(marks.value.trim()) : [];
+    preview.replaceChildren(...Array.from({ length: b.length }, (_, j) => {
+      const p = piece(b, letters[j] || "", marks ? (ms[j] || null) : null);
+      if (marks) {  // a click turns the tile to the next mark
+        p.classList.add("pick");
+        p.onclick = () => {
+          const now = Array.from({ length: j + 1 }, (_, i) => ms[i] || order[0]);
+          now[j] = ms[j] ? order[(order.indexOf(ms[j]) + 1) % order.length] : order[0];
+          marks.value = now.concat(ms.slice(j + 1)).join("");
+          draw();
+        };
+      }
+      return p;
+    }));
+  };
+  text.addEventListener("input", draw);
+  if (marks) marks.addEventListener("input", draw);
+  code[1].append(preview);
+  if (b.kind === "pegs") {  // a click on a colour adds a peg; the last one can be taken back
+    const palette = el("span", { cls: "palette" });
+    for (const v of Object.keys(b.colours)) {
+      const p = el("button", { type: "button", cls: "peg filled", text: v, title: `colour ${v}`, "data-value": v,
+        onclick: () => { if (text.value.length < b.length) text.value += v; draw(); } });
+      p.style.background = b.colours[v];
+      palette.append(p);
+    }
+    palette.append(el("button", { type: "button", text: "⌫", title: "take back the last peg",
+      onclick: () => { text.value = text.value.slice(0, -1); draw(); } }));
+    code[1].append(palette);
+  }
+  draw();
+  code[1].redraw = draw;
 }
 
 function useQuery(q) {
   $("action").value = q.query;
   buildForm();
-  for (const [name, f] of state.fields.args) if (name in q.args) f.write(q.args[name]);
+  for (const [name, f] of state.fields.args) {
+    if (name in q.args) f.write(q.args[name]);
+    if (f.redraw) f.redraw();
+  }
 }
 
 async function record() {
@@ -430,7 +547,7 @@ async function record() {
   const form = state.forms.find((f) => f.name === $("action").value);
   try {
     const args = Object.fromEntries(state.fields.args.map(([n, f]) => [n, f.read()]));
-    const outcome = form.feedback
+    const outcome = form.choices ? state.fields.outcome[0][1].read() : form.feedback
       ? Object.fromEntries(state.fields.outcome.map(([n, f]) => [n, f.read()]))
       : state.fields.outcome[0][1].read();
     // the same observation as the last step (the server compares them): recorded only
@@ -465,11 +582,11 @@ async function step(kind) {
 }
 
 async function suggest() {
-  const id = state.sheet.id;
+  const id = state.sheet.id, steps = state.sheet.steps.length;
   $("suggestion").textContent = "thinking…";
   try {
     const s = await api("GET", `/api/sessions/${encodeURIComponent(id)}/suggest?strategy=${encodeURIComponent($("strategy").value)}&top=5`);
-    if (!state.sheet || state.sheet.id !== id) return;
+    if (!state.sheet || state.sheet.id !== id || state.sheet.steps.length !== steps) return;  // stale
     if (!s.suggestion) { $("suggestion").textContent = ""; return; }
     const gain = s.suggestion.gain_bits === null ? "" : ` — expected gain ${bits(s.suggestion.gain_bits)} bits`;
     $("suggestion").replaceChildren(`${s.strategy}: `, el("strong", { text: s.suggestion.text, id: "suggested" }), gain, " ",
