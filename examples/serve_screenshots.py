@@ -1,12 +1,13 @@
-"""The web worksheet's screenshots in docs/: a Mastermind game two guesses in (also at
-390 px, a phone's width), a Minesweeper game on its board mid-game and at the end (both
-widths), Clue's
-detective notes after examples/clue-game.yaml, Inkognito's table (a panel per
-opponent), and the design view comparing Mastermind with black-peg Mastermind, both
-4 pegs and 6 colours. Needs Chromium (`apt-get install chromium`) and Playwright
-(`pip install -e '.[test]'`).
+"""The web worksheet's screenshots in docs/: each game with a board played in the page
+from its landing form, at mid-game and at the end, at 1280 px and at 390 px (a phone's
+width): Mastermind (pegs from the palette, the marks from buttons), Wordle (typed),
+Minesweeper and Battleship (grids, shaded by the chance of a mine or a hit) and Clue
+(the detective notes); then Inkognito's table (a panel per opponent) and the design view
+comparing Mastermind with black-peg Mastermind. Every move is the page's own suggestion;
+the answers come from a secret fixed here, through `sleuth.feedback`. Needs Chromium
+(`apt-get install chromium`) and Playwright (`pip install -e '.[test]'`).
 
-    python examples/serve_screenshots.py [--out docs]
+    python examples/serve_screenshots.py [--out docs] [--only GAME]
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import time
 from pathlib import Path
 
 import httpx
-import yaml
 
+import sleuth
 from sleuth.solver.interfaces.web.app import create_app, serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,13 +36,6 @@ def settle(page, selector: str, timeout: float = 120.0) -> None:
         time.sleep(0.1)
 
 
-def mine_answer(cell: int, field: tuple[int, ...] = (1, 6, 11), cols: int = 4) -> str:
-    if cell in field:
-        return "mine"
-    return str(sum(1 for d in field if d != cell and abs(d // cols - cell // cols) <= 1
-                   and abs(d % cols - cell % cols) <= 1))
-
-
 def shots(page, out: Path, name: str) -> None:
     """The page at 1280 px and at 390 px (a phone), as name.png and name-390.png."""
     time.sleep(0.5)
@@ -52,9 +46,121 @@ def shots(page, out: Path, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 1100})
 
 
+def history(page) -> int:
+    return len(page.query_selector_all("#history tbody tr"))
+
+
+def record(page, steps: int) -> None:
+    page.click("#record")
+    end = time.monotonic() + 120
+    while history(page) < steps + 1:
+        if time.monotonic() > end:
+            raise TimeoutError(page.text_content("#observe-error"))
+        time.sleep(0.1)
+
+
+def choose(page, text: str) -> None:
+    page.click(f"#fields .choice[title='{text}']")
+
+
+def play(page, out: Path, name: str, game, secret, move, mid: int) -> None:
+    """Play to the end, each move by `move(page, game, secret)`; shots at `mid` moves and
+    at the end."""
+    for turn in range(1, 60):
+        move(page, game, secret)
+        if turn == mid:
+            shots(page, out, f"serve-{name}-mid")
+        if page.is_visible("#over"):
+            break
+    shots(page, out, f"serve-{name}-end")
+
+
+def mastermind(page, game, secret) -> None:
+    settle(page, "#suggested")
+    guess = [int(x) for x in page.text_content("#suggested").split("[")[1].rstrip("]").split(", ")]
+    for colour in guess:
+        page.click(f"#fields .palette [data-value='{colour}']")
+    fb = sleuth.feedback(game, secret, "guess", {"g": guess})
+    choose(page, f"black {fb['black']}, white {fb['white']}")
+    record(page, history(page))
+
+
+def wordle(page, game, secret) -> None:
+    settle(page, "#suggested")
+    guess = page.text_content("#suggested").split("=")[-1].strip()
+    steps = history(page)
+    page.focus("#fields [data-name='w'] .word")
+    page.keyboard.type(guess)
+    page.keyboard.press("Tab")
+    page.keyboard.type("".join(sleuth.feedback(game, secret, "guess", {"w": guess})["marks"]))
+    page.keyboard.press("Enter")
+    while history(page) == steps:
+        time.sleep(0.1)
+
+
+def grid(query: str, cell: str):
+    def move(page, game, secret) -> None:
+        settle(page, "#use-suggestion")
+        page.click("#use-suggestion")
+        at = int(page.input_value(f"#fields [data-name='{cell}'] :is(select, input)"))
+        choose(page, str(sleuth.feedback(game, secret, query, {cell: at})["feedback"]))
+        record(page, history(page))
+    return move
+
+
+def clue(page, game, owner) -> None:
+    settle(page, "#use-suggestion")
+    page.click("#use-suggestion")
+    cards = [page.input_value(f"#fields [data-name='{a}'] select")
+             for a in ("suspect", "weapon", "room")]
+    args = dict(zip(("suspect", "weapon", "room"), cards, strict=True))
+    action = page.input_value("#action")
+    fb = sleuth.feedback(game, {"owner": owner}, action, args)
+    value = next(iter(fb.values()))
+    choose(page, str(value).lower() if isinstance(value, bool) else value)
+    record(page, history(page))
+    if action == "suggest" and value != "nobody":  # the card shown to you
+        page.select_option("#action", "shown")
+        page.select_option("#fields [data-name='card'] select",
+                           next(c for c in cards if owner[CARDS.index(c)] == value))
+        page.select_option("#fields [data-name='by'] select", value)
+        choose(page, "true")
+        record(page, history(page))
+
+
+CARDS = ["Scarlet", "Mustard", "White", "Green", "Peacock", "Plum", "Candlestick", "Knife",
+         "LeadPipe", "Revolver", "Rope", "Wrench", "Kitchen", "Ballroom", "Conservatory",
+         "DiningRoom", "BilliardRoom", "Library", "Lounge", "Hall", "Study"]
+# the deal of examples/clue-game.yaml (you are p1; the envelope holds Peacock, Rope, Lounge)
+DEAL = ["p4", "p3", "p6", "p2", "envelope", "p1", "p4", "p1", "p5", "p2", "envelope", "p4",
+        "p3", "p5", "p3", "p5", "p6", "p1", "envelope", "p6", "p2"]
+
+
+def start(page, url: str, spec: str, params: dict | None = None) -> None:
+    page.goto(url)
+    settle(page, "body[data-ready='1']")
+    page.select_option("#spec", spec)
+    settle(page, "#spec-params label")
+    for k, v in (params or {}).items():
+        page.fill(f"#spec-params input[data-param='{k}']", str(v))
+    page.click("#new-game")
+    settle(page, "#game:not([hidden])")
+
+
+GAMES = {  # spec, params, secret, move, moves before the mid-game shot
+    "mastermind": ("mastermind", {}, [3, 4, 4, 6], mastermind, 2),
+    "wordle": ("wordle", {}, "abide", wordle, 2),
+    "minesweeper": ("minesweeper", {}, [1, 6, 11], grid("probe", "c"), 3),
+    "battleship": ("battleship", {"n": 7, "carrier": 0, "battleship": 0, "submarine": 0},
+                   None, grid("fire", "c"), 6),
+    "clue": ("clue", {}, DEAL, clue, 6),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(ROOT / "docs"))
+    parser.add_argument("--only", choices=[*GAMES, "others"])
     args = parser.parse_args()
     out = Path(args.out)
     from playwright.sync_api import sync_playwright
@@ -64,56 +170,24 @@ def main() -> None:
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
-        page.goto(url)
-        settle(page, "body[data-ready='1']")
-        # Mastermind, two guesses in (the secret is 3 4 4 6)
-        page.select_option("#spec", "mastermind")
-        page.click("#new-game")
-        for black, white in [(0, 2), (1, 1)]:
-            settle(page, "#use-suggestion")
-            page.click("#use-suggestion")
-            page.select_option("#fields [data-name='black'] select", str(black))
-            page.select_option("#fields [data-name='white'] select", str(white))
-            page.click("#record")
-            time.sleep(0.5)
-        settle(page, "#use-suggestion")
-        page.screenshot(path=str(out / "serve-worksheet.png"), full_page=True)
-        page.set_viewport_size({"width": 390, "height": 844})  # a phone at the table
-        time.sleep(0.5)
-        page.screenshot(path=str(out / "serve-worksheet-390.png"), full_page=True)
-        page.set_viewport_size({"width": 1400, "height": 1100})
-        # Minesweeper on its board: mid-game and at the end, at both widths (the mines
-        # are at 1, 6 and 11; each probe is the open cell least likely to hold one)
-        page.goto(url)
-        settle(page, "body[data-ready='1']")
-        page.select_option("#spec", "minesweeper")
-        page.click("#new-game")
-        for turn in range(1, 17):
-            settle(page, "table.board td.open")
-            cells = page.query_selector_all("table.board td.open")
-            best = min(cells, key=lambda td: float(td.text_content() or 1))
-            cell = int(best.get_attribute("data-cell"))
-            best.click()
-            page.select_option("#fields [data-name='feedback'] select", mine_answer(cell))
-            page.click("#record")
-            settle(page, f"#history tbody tr:nth-child({turn})")
-            if turn == 3:
-                shots(page, out, "serve-minesweeper-mid")
-            if page.is_visible("#over"):
-                break
-        shots(page, out, "serve-minesweeper-end")
-        # Clue's detective notes, and Inkognito's table
+        for name, (spec, params, secret, move, mid) in GAMES.items():
+            if args.only not in (None, name):
+                continue
+            game = sleuth.load(spec, **params)
+            if secret is None:  # a fleet drawn by the prior, seeded
+                secret = sleuth.simulate(game, "entropy", seed=3)["secret"]
+            start(page, url, spec, params)
+            play(page, out, name, game, secret, move, mid)
+            print("wrote", f"docs/serve-{name}-{{mid,end}}{{,-390}}.png")
+        if args.only not in (None, "others"):
+            return
+        # Inkognito's table
         with httpx.Client(base_url=url, timeout=120) as http:
-            clue = http.post("/api/sessions", json={"spec": "clue"}).json()["id"]
-            for e in yaml.safe_load((ROOT / "examples" / "clue-game.yaml").read_text()):
-                http.post(f"/api/sessions/{clue}/observe", json={
-                    "query": e["query"], "args": e["args"], "outcome": e["feedback"]})
             ink = http.post("/api/sessions", json={"spec": "inkognito-table"}).json()["id"]
-        for name, sid in [("serve-clue.png", clue), ("serve-inkognito.png", ink)]:
-            page.goto(f"{url}/#session={sid}")
-            settle(page, "#grids table")
-            time.sleep(1.0)
-            page.screenshot(path=str(out / name), full_page=True)
+        page.goto(f"{url}/#session={ink}")
+        settle(page, "#grids table")
+        time.sleep(1.0)
+        page.screenshot(path=str(out / "serve-inkognito.png"), full_page=True)
         # the design view, side by side
         page.click("#tab-design")
         page.select_option("#design-spec-a", "mastermind")
@@ -128,9 +202,7 @@ def main() -> None:
             time.sleep(0.2)
         page.screenshot(path=str(out / "serve-design.png"), full_page=True)
         browser.close()
-    print("wrote", ", ".join(f"docs/serve-{n}.png" for n in (
-        "worksheet", "worksheet-390", "minesweeper-mid(-390)", "minesweeper-end(-390)",
-        "clue", "inkognito", "design")))
+    print("wrote docs/serve-inkognito.png, docs/serve-design.png")
 
 
 if __name__ == "__main__":

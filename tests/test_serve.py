@@ -510,3 +510,39 @@ def test_a_set_too_large_to_score_is_sampled_and_never_listed(client, monkeypatc
     monkeypatch.setattr(worksheet, "SCORED_CELLS", 10**9)
     s = client.get(f"/api/sessions/{sid}/suggest?strategy=auto").json()
     assert s["scored"] is False and s["strategy"] == "ises-sampled"
+
+
+@pytest.mark.slow  # the diagram is tried until it passes the budget: 11 s
+def test_a_spec_too_large_at_its_params_still_gives_them(client):
+    """Battleship's 10 x 10 fleet passes the default backend's memory budget: the counts
+    are null with the budget's error, and the params and forms still come, to be
+    narrowed."""
+    c = client
+    s = c.get("/api/spec?ref=battleship").json()
+    assert s["hypotheses"] is None and "memory budget" in s["error"]["message"]
+    assert s["params"]["n"] == 10 and s["forms"][0]["name"] == "fire"
+    small = json.dumps({"n": 4, "carrier": 0, "battleship": 0, "submarine": 0})
+    s = c.get(f"/api/spec?ref=battleship&params={small}").json()
+    assert s["error"] is None and s["hypotheses"] == 264
+
+
+def test_a_cover_game_over_names_the_queries_still_to_ask(client):
+    """Battleship on 4 x 4 with a cruiser and a destroyer: once the fleet is known, the
+    end names the ship cells not fired at yet, as a search of the fleets left says."""
+    params = {"n": 4, "carrier": 0, "battleship": 0, "submarine": 0}
+    st = client.post("/api/sessions", json={"spec": "battleship", "params": params}).json()
+    game = sleuth.load("battleship", **params)
+    fleet = sleuth.simulate(game, "entropy", seed=4)["secret"]
+    for _ in range(16):
+        s = client.get(f"/api/sessions/{st['id']}/suggest").json()["suggestion"]
+        answer = sleuth.feedback(game, fleet, "fire", s["args"])
+        st = client.post(f"/api/sessions/{st['id']}/observe", json={
+            "query": "fire", "args": s["args"], "outcome": answer}).json()
+        if st["over"]:
+            break
+    fired = {step["args"]["c"] for step in st["steps"]}
+    cells = {c for c in range(16) if sleuth.feedback(game, fleet, "fire", {"c": c})[
+        "feedback"] == "hit"}
+    assert st["over"]["solved"] and st["over"]["queries"] == len(fired)
+    assert st["over"]["finish"] == [f"fire c={c}" for c in sorted(cells - fired)]
+    assert st["over"]["finish"]  # this fleet is known before it is all hit

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sleuth.compiler.api import SleuthError, show_value
+from sleuth.compiler.api import BudgetError, SleuthError, show_value
 from sleuth.solver.evaluation.analysis import analyse
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.interfaces.summary import heading
@@ -139,15 +139,22 @@ class Specs:
         return JSONResponse(await run_in_threadpool(self.summary, ref, params))
 
     def summary(self, ref: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The spec at these params. A game too large to count at them still gives its
+        params and forms (so the page can narrow them), with null counts and the
+        budget's `error`."""
         game = self.server.library.game(ref, params).game
-        prior = prior_belief(game)
+        counted: dict[str, Any] = {"hypotheses": None, "entropy_bits": None, "error": None}
+        try:
+            prior = prior_belief(game)
+            counted.update(hypotheses=prior.size, entropy_bits=prior.entropy_bits())
+        except BudgetError as err:
+            counted["error"] = error_json(err)
         return {"ref": ref, "game": game.name, "title": heading(game),
                 "about": game.model.about,
                 "params": {k: show_value(v) for k, v in game.model.params.items()},
                 "secret": [{"name": v.name, "domain": v.domain.describe()}
                            for v in game.model.secret],
-                "hypotheses": prior.size, "entropy_bits": prior.entropy_bits(),
-                "forms": action_forms(game)}
+                **counted, "forms": action_forms(game)}
 
 
 class Sessions:

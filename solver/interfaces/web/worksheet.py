@@ -24,6 +24,7 @@ import numpy as np
 from sleuth.compiler.api import ObservationError, SleuthError, show_value
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.infoset.belief import check_history
+from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.goals import ambiguous, ended, goal_values
 from sleuth.solver.infoset.observe import Event, apply_event, format_value, make_event
 from sleuth.solver.infoset.protocol import InformationSet
@@ -145,7 +146,9 @@ class Worksheet:
         answer = {k: (", ".join(f"{label} {format_value(x)}" for label, x in zip(
                       indexed[k].values, v, strict=True)) if k in indexed else format_value(v))
                   for k, v in belief.top(1)[0][0].items() if k in self.game.model.identify}
-        return {"solved": True, "queries": queries, "answer": answer}
+        finish = [] if self.game.model.cover is None else [  # known, still to be asked
+            self._query_json(q, None)["text"] for q in Cover.of(self.game).forced(belief)]
+        return {"solved": True, "queries": queries, "answer": answer, "finish": finish}
 
     # -- changes
 

@@ -172,9 +172,13 @@ async function paramFields(ref, box) {
     if (box.dataset.ref !== "" || box.dataset.wanted !== ref) return;  // superseded
     for (const [k, v] of Object.entries(s.params)) {
       if (typeof v === "object" && v !== null) continue;  // a hidden param: left as the spec says
-      const input = el("input", { value: JSON.stringify(v), size: 6, "data-param": k });
+      // a word as it is typed (Plum), anything else as JSON; read back by paramsOf
+      const bare = typeof v === "string" && (() => { try { JSON.parse(v); return false; } catch (e) { return true; } })();
+      const input = el("input", { value: bare ? v : JSON.stringify(v), size: 6, "data-param": k });
       box.append(el("label", { text: k + " " }, input));
     }
+    // too large to count at these params: say so, and let them be narrowed
+    if (s.error) box.append(el("div", { cls: "error", text: s.error.text }));
     box.dataset.ref = ref;
   } catch (err) {
     box.append(el("span", { cls: "error", text: err.message }));
@@ -230,6 +234,8 @@ async function newGame() {
   try {
     const params = await paramsFor($("spec"), $("spec-params"));
     const st = await api("POST", "/api/sessions", { spec: $("spec").value, params });
+    const stale = $("spec-params").querySelector(".error");  // the default params' budget note
+    if (stale) stale.remove();
     state.sheet = st;  // rendered here: the hash change finds it open
     location.hash = "session=" + encodeURIComponent(st.id);
     render(st);
@@ -287,8 +293,10 @@ async function render(st) {
   over.hidden = !st.over;
   if (st.over) {
     const answer = Object.entries(st.over.answer || {}).map(([k, v]) => `${k} = ${v}`).join(", ");
+    const finish = (st.over.finish || []).length  // a cover known: the queries it still takes
+      ? ` Known, still to ask: ${st.over.finish.join(", ")} (${st.over.queries + st.over.finish.length} queries in all).` : "";
     over.textContent = st.over.solved
-      ? `Solved in ${st.over.queries} quer${st.over.queries === 1 ? "y" : "ies"}${answer ? ": " + answer : ""}.`
+      ? `Solved in ${st.over.queries} quer${st.over.queries === 1 ? "y" : "ies"}${answer ? ": " + answer : ""}.${finish}`
       : `Over after ${st.over.queries} queries: no query tells the last ${st.over.indistinguishable} apart.`;
   }
   // over: no advice, nothing more to record; undo stays
