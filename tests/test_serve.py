@@ -103,7 +103,7 @@ def test_a_whole_game_played_through_the_api(client):
         else:
             assert st["few"] is None
     assert st["over"] == {"solved": True, "queries": len(played),
-                          "answer": {"code": str(code)}}
+                          "answer": {"code": str(code)}, "finish": []}
     assert [s["feedback"] for s in st["steps"]] == [p["feedback"] for p in played]
     saved = json.loads((client.sessions / f"{sid}.json").read_text())
     assert saved["format"] == "sleuth-session/1" and saved["steps"] == played
@@ -373,7 +373,7 @@ def test_an_upload_carries_its_data_and_is_played(client, how):
             "query": "ask", "args": {"g": word}, "outcome": {"feedback": word == "berry"}}).json()
         if st["over"]:
             break
-    assert st["over"] == {"solved": True, "queries": 2, "answer": {"w": "berry"}}
+    assert st["over"] == {"solved": True, "queries": 2, "answer": {"w": "berry"}, "finish": []}
 
 
 @pytest.mark.parametrize("request_, status, says", [

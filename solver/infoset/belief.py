@@ -29,6 +29,7 @@ from sleuth.compiler.api import (
     answer_likelihood,
     position_name,
     set_elements,
+    show_value,
 )
 from sleuth.solver.infoset.protocol import Branch
 
@@ -312,10 +313,12 @@ class Belief:
         return out
 
     def top(self, k: int) -> list[tuple[dict[str, Any], float]]:
-        """The k most likely hypotheses (ties in canonical order) with their probabilities."""
+        """The k most likely hypotheses (ties in canonical order) with their probabilities,
+        each value as JSON data (sets as sorted lists, sequences as lists)."""
         p = self.probabilities()
         order = np.argsort(-p, kind="stable")[:k]
-        return [(self.game.hypotheses.value(int(self.index[i])), float(p[i])) for i in order]
+        return [({k: show_value(v) for k, v in self.game.hypotheses.value(
+            int(self.index[i])).items()}, float(p[i])) for i in order]
 
 
 def _text(what: str | Callable[[], str]) -> str:

@@ -23,9 +23,11 @@ from sleuth.compiler.api import (
     TURN,
     CheckedAction,
     Document,
+    EnumT,
     Game,
     Loc,
     ObservationError,
+    SeqT,
     SleuthError,
     answer_is_legal,
     coerce,
@@ -86,6 +88,22 @@ def format_value(value: Any) -> str:
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k}: {format_value(x)}" for k, x in v.items()) + "}"
     return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def value_text(game: Game, name: str, value: Any) -> str:
+    """A secret variable's value as a person types it: a sequence of one-character labels
+    as the word it spells, even when given as JSON data (a list); else format_value."""
+    var = next((v for v in game.model.secret if v.name == name), None)
+    t = None if var is None else var.domain.type
+    if isinstance(t, SeqT) and isinstance(t.elem, EnumT) and isinstance(value, list | tuple) \
+            and all(len(x) == 1 for x in t.elem.values):
+        return "".join(value)
+    return format_value(value)
+
+
+def hypothesis_text(game: Game, values: dict[str, Any]) -> str:
+    """A hypothesis (or some of its variables) as `k = v, ...` (value_text)."""
+    return ", ".join(f"{k} = {value_text(game, k, v)}" for k, v in values.items())
 
 
 def count_text(n: int, noun: str = "query", plural: str = "queries") -> str:
@@ -386,5 +404,7 @@ def parse_outcome_text(game: Game, action: str, args: dict[str, Any], text: str)
     return Event(a.name, args, feedback=checked_feedback(game, a, raw, text=True))
 
 
-__all__ = ["Event", "apply_event", "count_text", "format_value", "make_event", "parse_outcome_text",
+__all__ = ["Event", "apply_event", "count_text", "format_value", "hypothesis_text", "make_event",
+           "value_text",
+           "parse_outcome_text",
            "parse_query_text", "query_text", "read_observations", "split_words"]

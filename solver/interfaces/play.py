@@ -34,6 +34,7 @@ from sleuth.solver.infoset.observe import (
     apply_event,
     count_text,
     format_value,
+    hypothesis_text,
     parse_outcome_text,
     parse_query_text,
     query_text,
@@ -234,7 +235,7 @@ class Play:
         if then:  # goal: {cover}: known now, still to ask
             self.console.print(f"the rest is known: {counted(len(then), 'query')} to ask, "
                                f"{'; '.join(then)}")
-        known = ", ".join(f"{k} = {format_value(v)}" for k, v in self._known().items())
+        known = hypothesis_text(self.game, self._known())
         sure = f" (posterior {p:.4f})" if p < 1 else ""
         if ambiguous(self.belief, self.game) and self.game.model.confidence is None:
             left = goal_values(self.belief, self.game)
@@ -277,7 +278,7 @@ class Play:
                                          f"{b.entropy_bits():.3f} bits"))
         if b.size <= 5 or not b.uniform:
             for h, p in b.top(5):
-                text = ", ".join(f"{k} = {format_value(v)}" for k, v in h.items())
+                text = hypothesis_text(self.game, h)
                 self.console.print(f"  {p:7.2%}  {text}", highlight=False)
 
     def suggest(self, query: Query) -> None:

@@ -19,6 +19,7 @@ from sleuth.solver.infoset.observe import (
     count_text,
     feedback_text,
     format_value,
+    hypothesis_text,
     query_text,
     read_observations,
 )
@@ -178,8 +179,7 @@ def belief(spec: str, observations: str | None, top: int, show_all: bool, show_q
         console.print(f"(a summary of {table_rows(marginals):,} marginal rows: --all "
                       f"prints them all)")
     for h, p in current.top(top):
-        console.print(f"  {p:7.2%}  " + ", ".join(f"{k} = {format_value(v)}"
-                                                  for k, v in h.items()))
+        console.print(f"  {p:7.2%}  " + hypothesis_text(game, h))
     if chances is not None:
         console.print(f"each query's chance of each feedback ({queries_seconds:.2f} s):")
         for row in chances:

@@ -26,7 +26,13 @@ from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.infoset.belief import check_history
 from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.goals import ambiguous, ended, goal_values
-from sleuth.solver.infoset.observe import Event, apply_event, format_value, make_event
+from sleuth.solver.infoset.observe import (
+    Event,
+    apply_event,
+    format_value,
+    make_event,
+    value_text,
+)
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 from sleuth.solver.interfaces.session import Session, step_event
@@ -117,14 +123,13 @@ class Worksheet:
             "can_redo": bool(self.redo)}
         return out
 
-    @staticmethod
-    def _left(belief: InformationSet) -> dict[str, Any]:
+    def _left(self, belief: InformationSet) -> dict[str, Any]:
         """What is left: `flat` (every hypothesis equally likely: no ranking to show),
         `few` (at most FEW left: each with its probability, else null) and `likely`
         (the 5 most likely, when neither says more)."""
         def shown(pairs: list) -> list[dict[str, Any]]:
-            return [{"value": {k: format_value(v) for k, v in h.items()}, "p": p}
-                    for h, p in pairs]
+            return [{"value": {k: value_text(self.game, k, v) for k, v in h.items()},
+                     "p": p} for h, p in pairs]
 
         flat = belief.uniform and belief.size > 1
         few = shown(belief.top(belief.size)) if belief.size <= FEW else None
@@ -144,7 +149,8 @@ class Worksheet:
         indexed = {v.name: v.domain.type.index for v in self.game.model.secret
                    if getattr(v.domain.type, "index", None) is not None}
         answer = {k: (", ".join(f"{label} {format_value(x)}" for label, x in zip(
-                      indexed[k].values, v, strict=True)) if k in indexed else format_value(v))
+                      indexed[k].values, v, strict=True)) if k in indexed else
+                      value_text(self.game, k, v))
                   for k, v in belief.top(1)[0][0].items() if k in self.game.model.identify}
         finish = [] if self.game.model.cover is None else [  # known, still to be asked
             self._query_json(q, None)["text"] for q in Cover.of(self.game).forced(belief)]
