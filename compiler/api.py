@@ -42,6 +42,9 @@ from sleuth.compiler.errors import (
     SleuthError,
     SpecError,
     did_you_mean,
+    option,
+    said,
+    speak_as,
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
 from sleuth.compiler.guard import Ending, add_reporter, in_child, reporting
@@ -72,7 +75,8 @@ __all__ = [
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "landing_spec",
-    "coerce_text", "did_you_mean", "domain_size", "domain_values", "interpret", "ir",
+    "coerce_text", "did_you_mean", "option", "said", "speak_as", "domain_size", "domain_values",
+    "interpret", "ir",
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides", "reporting",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",

@@ -32,7 +32,7 @@ from sleuth.compiler.check import Model
 from sleuth.compiler.circuit import FALSE, TRUE, Circuit
 from sleuth.compiler.domains import held_value, plain
 from sleuth.compiler.encoding import Group, OneHotSecret
-from sleuth.compiler.errors import EvaluationError, SpecError
+from sleuth.compiler.errors import EvaluationError, SpecError, option
 from sleuth.compiler.interpret import arithmetic, bind_state, contains, evaluate, iterate
 from sleuth.compiler.ir import HYP, EnumT
 from sleuth.compiler.memo import Memo
@@ -156,7 +156,8 @@ class Lowering(SymbolicAlgebra):
 
     def refuse(self, node: ir.Node, what: str) -> SpecError:
         return SpecError(f"the symbolic backend cannot lower {what} in '{node.text}'", node.loc,
-                         hint="use the enumerated backend (--backend enum) for this spec")
+                         hint=f'use the enumerated backend ({option("backend", "enum")}) for this '
+                              'spec')
 
     # -- node kinds (only reached for secret-dependent nodes)
 

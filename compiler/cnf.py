@@ -16,7 +16,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import CNF
 
 from sleuth.compiler.boolean import FALSE, TRUE, Lowering
-from sleuth.compiler.errors import BudgetError
+from sleuth.compiler.errors import BudgetError, option
 from sleuth.compiler.guard import crash, in_child
 
 
@@ -136,7 +136,8 @@ def projected_count(clauses: list[list[int]], variables: int, show: int,
     if end.kind == "error":
         raise end.value
     if end.kind == "timeout":
-        raise BudgetError(f"Ganak gave no count within {timeout:.0f} s", hint="use --backend sdd")
+        raise BudgetError(f"Ganak gave no count within {timeout:.0f} s",
+                          hint=f'use {option("backend", "sdd")}')
     raise crash("Ganak's projected count", end)
 
 

@@ -36,7 +36,7 @@ from sleuth.compiler.domains import (
     set_domain,
     universe_size,
 )
-from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.errors import Loc, SpecError, did_you_mean, option
 from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.ir import BoolT, EnumT, FloatT, IntT, RangeT, TableT, Type, int_type
 from sleuth.compiler.source import scalar_value
@@ -301,7 +301,8 @@ class Declarations:
         if not self.spec.doc.data_anywhere and not path.resolve().is_relative_to(
                 folder.resolve()):
             raise SpecError(f"the data file '{name}' is outside the spec's folder", loc,
-                            hint="copy it next to the spec, or pass --data-anywhere if you "
+                            hint=f'copy it next to the spec, or pass {option("data_anywhere")} if '
+                                 'you '
                                  "trust this spec")
         return path
 

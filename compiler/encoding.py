@@ -14,7 +14,7 @@ from typing import Any
 from sleuth.compiler.check import Model, Var
 from sleuth.compiler.circuit import FALSE
 from sleuth.compiler.domains import Domain, domain_size, domain_values
-from sleuth.compiler.errors import SpecError
+from sleuth.compiler.errors import SpecError, option
 from sleuth.compiler.ir import RecordT, SeqT, position_name
 from sleuth.compiler.symvalues import Packed, Sym, SymbolicAlgebra
 
@@ -56,7 +56,7 @@ class OneHotSecret:
         if d.listed is not None:
             raise SpecError(f"the symbolic backend cannot encode secret variable '{var.name}' "
                             f"({d.describe()}): its values are a list, not every sequence",
-                            var.loc, hint="use --backend enum")
+                            var.loc, hint=f'use {option("backend", "enum")}')
         if isinstance(t, SeqT):
             return tuple(self._encode(f"{name}[{position_name(t, i)}]", d.elem, var)
                          for i in range(d.length))

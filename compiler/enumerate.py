@@ -25,7 +25,7 @@ import numpy as np
 
 from sleuth.compiler.check import CheckedAction, Model, Var
 from sleuth.compiler.domains import Domain, domain_size, int_dtype, to_python, unrank
-from sleuth.compiler.errors import BudgetError, EvaluationError, SpecError
+from sleuth.compiler.errors import BudgetError, EvaluationError, SpecError, option
 from sleuth.compiler.feedback_codes import decode, radix
 from sleuth.compiler.ir import BoolT, EnumT, IntT, SetT, StrT, Type, UnionT, component_types
 from sleuth.compiler.vectorise import Compiler, Ctx
@@ -136,13 +136,15 @@ def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> Hypoth
     if total > budget.max_candidates:
         raise BudgetError(
             f"the secret has {total:,} candidate assignments; the enumerated backend visits at "
-            f"most {budget.max_candidates:,} (100 x --max-hypotheses)",
-            hint=f"raise --max-hypotheses if you have the time and memory; {SYMBOLIC_HINT}")
+            f'most {budget.max_candidates:,} (100 x {option("max_hypotheses")})',
+            hint=f'raise {option("max_hypotheses")} if you have the time and memory; '
+                 f'{SYMBOLIC_HINT}')
     if not model.constraints and total > budget.max_hypotheses:
         raise BudgetError(
             f"the hypothesis space has {total:,} hypotheses, over the enumerated backend's "
             f"budget of {budget.max_hypotheses:,}",
-            hint=f"raise --max-hypotheses if you have the time and memory; {SYMBOLIC_HINT}")
+            hint=f'raise {option("max_hypotheses")} if you have the time and memory; '
+                 f'{SYMBOLIC_HINT}')
     chunk = max(1, min(total, budget.memory_bytes // (64 * max(1, len(domains)) * 8)))
     columns, ranks, kept = [], [], 0
     for start in range(0, total, chunk):
@@ -159,7 +161,7 @@ def build_hypotheses(model: Model, compiler: Compiler, budget: Budget) -> Hypoth
                 f"the hypothesis space has more than {budget.max_hypotheses:,} hypotheses "
                 f"(at least {kept:,} after {min(start + chunk, total):,} of {total:,} "
                 "candidates)",
-                hint=f"raise --max-hypotheses; {SYMBOLIC_HINT}")
+                hint=f'raise {option("max_hypotheses")}; {SYMBOLIC_HINT}')
         columns.append(cols)
         ranks.append(r)
     if kept == 0:

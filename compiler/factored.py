@@ -31,7 +31,7 @@ from sleuth.compiler.boolean import secret_names
 from sleuth.compiler.check import Model
 from sleuth.compiler.domains import domain_size
 from sleuth.compiler.enumerate import HypothesisTable, product_size, unrank_product
-from sleuth.compiler.errors import BudgetError, SpecError
+from sleuth.compiler.errors import BudgetError, SpecError, option
 from sleuth.compiler.vectorise import Compiler, Ctx
 
 TABLE_CELLS = 20_000_000  # the largest factor table tabulated
@@ -53,7 +53,7 @@ class FactorGraph:
         if model.prior is not None:
             raise SpecError("the factored backend counts hypotheses of a uniform prior; "
                             "this spec weighs its secrets", model.prior.loc,
-                            hint="use --backend sdd")
+                            hint=f'use {option("backend", "sdd")}')
         self.model = model
         self.parts = [v.name for v in model.secret]
         self.domains = [v.domain for v in model.secret]
@@ -75,7 +75,7 @@ class FactorGraph:
                               f"parts it reads: '{node.text}' reads "
                               f"{', '.join(self.parts[i] for i in scope)}, "
                               f"{cells:,} combinations (at most {TABLE_CELLS:,})",
-                              hint="use --backend sdd or cnf")
+                              hint=f'use {option("backend", "sdd")} or cnf')
         ranks = np.arange(cells, dtype=np.int64)
         table = HypothesisTable([self.model.secret[i] for i in scope],
                                 unrank_product(domains, ranks), ranks, self.model.strings)
@@ -122,7 +122,7 @@ class FactorGraph:
             if len(rows) > JOIN_ROWS:
                 raise BudgetError(f"the factored count conditions on {j + 1} parts: "
                                   f"{len(rows):,} partial assignments, more than "
-                                  f"{JOIN_ROWS:,}", hint="use --backend sdd or cnf")
+                                  f"{JOIN_ROWS:,}", hint=f'use {option("backend", "sdd")} or cnf')
         return rows
 
     def _allowed(self, chunk: np.ndarray, j: int) -> np.ndarray:
@@ -149,7 +149,7 @@ class FactorGraph:
         if self.sizes[x] * self.sizes[y] >= 1 << 24:
             raise BudgetError(f"the factored count sums its last two parts as a matrix of "
                               f"{self.sizes[x]:,} x {self.sizes[y]:,} values: too many",
-                              hint="use --backend sdd or cnf")
+                              hint=f'use {option("backend", "sdd")} or cnf')
         weights = between.astype(np.float32)
         for s in range(0, len(prefix), CHUNK):
             chunk = prefix[s:s + CHUNK]

@@ -22,7 +22,7 @@ import numpy as np
 
 from sleuth.compiler.circuit import FALSE, TRUE
 from sleuth.compiler.domains import Domain, component_ranks, domain_size
-from sleuth.compiler.errors import SleuthError
+from sleuth.compiler.errors import SleuthError, option
 from sleuth.compiler.symvalues import Packed, Sym
 
 MAX_CLAUSES = 64  # clauses of one formula's conjunctive form (and of one belief's facts)
@@ -62,7 +62,7 @@ class PartTables:
         if isinstance(encoded, Packed):
             raise SleuthError(f"the factored backend conditions on secret parts of scalars, "
                               f"sequences and records; '{name}' is a multiset",
-                              hint="use --backend sdd")
+                              hint=f'use {option("backend", "sdd")}')
         if isinstance(encoded, Sym):
             return [encoding.group_of(encoded)]
         items = encoded if isinstance(encoded, tuple) else encoded.values()
@@ -140,7 +140,7 @@ class PartTables:
         if len(form) > MAX_CLAUSES:
             raise SleuthError(f"the factored backend keeps a fact as at most {MAX_CLAUSES} "
                               f"clauses over the secret's parts; this one needs more",
-                              hint="use --backend sdd")
+                              hint=f'use {option("backend", "sdd")}')
         return form
 
 

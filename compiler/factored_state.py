@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sleuth.compiler.errors import BudgetError, SleuthError
+from sleuth.compiler.errors import BudgetError, SleuthError, option
 from sleuth.compiler.factored_facts import MAX_CLAUSES, Clause, PartTables
 from sleuth.compiler.factored_kernel import count_pairwise, list_pairwise, pack, unpack
 from sleuth.compiler.memo import Memo
@@ -45,7 +45,7 @@ class Pairwise:
         self.words = (width + 63) // 64
         if float(np.prod(self.sizes.astype(float))) >= 2.0 ** 62:
             raise BudgetError("the factored count keeps counts in 64 bits: the parts' "
-                              "product is too large", hint="use --backend sdd")
+                              "product is too large", hint=f'use {option("backend", "sdd")}')
         everyone = [pack(np.arange(n), self.words) for n in self.sizes]
         self.B = np.zeros((k, k, width, self.words), dtype=np.uint64)
         for i in range(k):
@@ -103,7 +103,7 @@ class FactState:
         if len(clauses) > MAX_CLAUSES - 1:
             raise BudgetError(f"the factored counter keeps at most {MAX_CLAUSES - 1} "
                               f"clauses over several parts; these facts need "
-                              f"{len(clauses)}", hint="use --backend sdd")
+                              f"{len(clauses)}", hint=f'use {option("backend", "sdd")}')
         return FactState(self.graph, masks, tuple(clauses))
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, int]:

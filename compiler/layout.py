@@ -11,8 +11,9 @@ grid   a board of R x C cells (ints or int params), numbered along the rows from
        its answer; every other one is shaded by the chance of the feedback LABEL.
 pegs   each query Q asked is a row of round pegs, one per element of its sequence
        argument A, coloured by value (`colours`, in the order of the element's values;
-       a default palette of ten without it), and its count feedback F... as small key
-       pegs of the colours given (a black key per exact match, say).
+       a default palette of ten without it; more are made when the values outnumber
+       them), and its count feedback F... as small key pegs of the colours given (a
+       black key per exact match, say).
 tiles  each query Q asked is a row of square tiles, one per element of A with its label,
        coloured by the feedback F (`marks`, a sequence of labels as long as A) through
        `colours` (green, yellow and grey marks, say); `keys` as for pegs.
@@ -23,6 +24,7 @@ page never meets a layout it cannot draw.
 
 from __future__ import annotations
 
+import colorsys
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -194,15 +196,18 @@ def _check_rows(arg_key: str) -> Callable[[LayoutDecl, dict[str, Any], list[Any]
     return check
 
 
+def _hue(k: int, n: int) -> str:
+    """The k-th of n colours spread round the hue circle (full saturation, mid light)."""
+    r, g, b = colorsys.hls_to_rgb((k * 0.618034) % 1.0, 0.5, 0.75)
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+
+
 def _colours(decl: LayoutDecl, values: tuple[str, ...], components: dict[str, Any],
              length: int) -> dict[str, str]:
     f = decl.fields
-    if decl.kind == "pegs":
-        palette = f.get("colours", PALETTE)
-        if len(palette) < len(values):
-            raise SpecError(f"layout's pegs have {len(values)} values and "
-                            f"{len(palette)} colours", decl.loc,
-                            hint="colours: one per value, in the order of the values")
+    if decl.kind == "pegs":  # more values than colours (a param raised): more colours made
+        palette = list(f.get("colours", PALETTE))
+        palette += [_hue(k, len(values)) for k in range(len(values) - len(palette))]
         return dict(zip(values, palette, strict=False))
     if "marks" not in f:
         return {}

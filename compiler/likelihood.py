@@ -31,7 +31,7 @@ import numpy as np
 from sleuth.compiler.check import CheckedAction, Response
 from sleuth.compiler.domains import domain_size, from_python, unrank
 from sleuth.compiler.enumerate import rank_of, rows_per_chunk, shaped
-from sleuth.compiler.errors import BudgetError, ObservationError
+from sleuth.compiler.errors import BudgetError, ObservationError, option
 from sleuth.compiler.game import Game, as_column
 from sleuth.compiler.vectorise import Ctx
 
@@ -100,7 +100,7 @@ def answer_matrix(game: Game, action: str, args: dict[str, Any],
     size = domain_size(r.answer.domain)
     if size * len(index) * 16 > game.budget.memory_bytes:
         raise BudgetError(f"scoring '{action}' needs {size:,} answers x {len(index):,} "
-                          "hypotheses, over the memory budget", hint="raise --memory-mb")
+                          "hypotheses, over the memory budget", hint=f'raise {option("memory_mb")}')
     p = _every_answer(game, action, args, index)
     keep = p.any(axis=1)
     return np.flatnonzero(keep).astype(np.int64), p[keep]

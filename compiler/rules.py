@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sleuth.compiler import ir
 from sleuth.compiler.domains import Domain, range_domain
-from sleuth.compiler.errors import Loc, SpecError, did_you_mean
+from sleuth.compiler.errors import Loc, SpecError, did_you_mean, option
 from sleuth.compiler.ir import RecordT
 from sleuth.compiler.resolve import Binding
 
@@ -79,7 +79,7 @@ def param_count(value: Any, params: dict[str, Any], what: str, least: int) -> in
     got = params[name]
     if not isinstance(got, int) or isinstance(got, bool) or got < least:
         raise SpecError(f"{what} is the param '{name}' = {got!r}, not a whole number >= "
-                        f"{least}", loc, hint=f"--set {name}={max(least, 1)}, say")
+                        f"{least}", loc, hint=f'{option("set", f"{name}={max(least, 1)}")}, say')
     return got
 
 

@@ -24,7 +24,7 @@ from pysdd.sdd import SddNode
 from sleuth.compiler.boolean import TRUE, Lowering, Sym
 from sleuth.compiler.check import Model
 from sleuth.compiler.cnf import ClauseBuilder
-from sleuth.compiler.errors import SpecError
+from sleuth.compiler.errors import SpecError, option
 from sleuth.compiler.guard import limited
 from sleuth.compiler.memo import Memo, memoised
 from sleuth.compiler.sdd import DiagramBuilder, DiagramSampler, count
@@ -116,8 +116,9 @@ class SymbolicSpace:
 
             limited(compile_and_save, self.memory_mb,
                     f"{what} of '{self.model.game}' ({self.variables:,} variables)",
-                    hint="raise --memory-mb, narrow the params (--set), or count with "
-                         "--backend cnf or approx")
+                    hint=f'raise {option("memory_mb")}, narrow the params ({option("set")}), or '
+                         'count with '
+                         f'{option("backend", "cnf")} or approx')
             return self.diagrams.manager.read_sdd_file(path)
 
     def count(self, diagram: SddNode | None = None) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sleuth.compiler import ir
 from sleuth.compiler.circuit import FALSE, TRUE, Circuit
-from sleuth.compiler.errors import EvaluationError, SpecError
+from sleuth.compiler.errors import EvaluationError, SpecError, option
 
 MAX_CASES = 200_000  # combinations one case split may enumerate
 
@@ -71,7 +71,8 @@ class SymbolicAlgebra:
 
     def refuse(self, node: ir.Node, what: str) -> SpecError:
         return SpecError(f"the symbolic backend cannot lower {what} in '{node.text}'", node.loc,
-                         hint="use the enumerated backend (--backend enum) for this spec")
+                         hint=f'use the enumerated backend ({option("backend", "enum")}) for this '
+                              'spec')
 
     def truth(self, value: Any) -> int:
         """A boolean value (concrete or symbolic) as a formula."""

@@ -71,3 +71,32 @@ def test_the_documented_outputs_are_json_data(backend):
     assert [h["code"] for h, _ in code.top(2)] == [[1, 1, 3, 4], [1, 2, 1, 4]]
     for belief in (field, code):
         assert json.loads(json.dumps([belief.top(3), belief.marginals()]))
+
+
+def test_api_errors_name_keywords_and_the_command_line_names_flags(tmp_path):
+    """The same mistakes through the API and the command line: the API's errors name
+    its keywords (backend='enum', secrets=N), never a flag; the command line's, its flags."""
+    from click.testing import CliRunner
+
+    from sleuth.solver.interfaces.cli import cli
+
+    lies = sleuth.load("mastermind-lie")
+    with pytest.raises(sleuth.SleuthError) as err:
+        sleuth.observe(sleuth.belief(lies, backend="sdd"), "guess", {"g": [1, 2, 3]},
+                       {"black": 1, "white": 0})
+    assert err.value.hint == "backend='enum' (it tracks the lies)"
+    with pytest.raises(sleuth.SleuthError) as err:
+        sleuth.simulate(sleuth.load("mastermind"), "entropy", guesses="some")
+    assert err.value.message == "guesses is 'any' or 'consistent', not 'some'"
+    with pytest.raises(sleuth.SleuthError) as err:
+        sleuth.strategy(sleuth.load("mastermind"), "ises-sampled", schedule="0,1")
+    assert "--" not in str(err.value) and "schedule='1,5,34'" in err.value.hint
+    (tmp_path / "obs.yaml").write_text(
+        "- {query: guess, args: {g: [1, 2, 3]}, feedback: {black: 1, white: 0}}\n")
+    out = CliRunner().invoke(cli, ["belief", "mastermind-lie", "--backend", "sdd",
+                                   "--observations", str(tmp_path / "obs.yaml")])
+    assert "hint: --backend enum (it tracks the lies)" in out.output + str(out.exception)
+    # and after the command, the API speaks as the API again
+    with pytest.raises(sleuth.SleuthError) as err:
+        sleuth.simulate(sleuth.load("mastermind"), "entropy", guesses="some")
+    assert err.value.message.startswith("guesses is")

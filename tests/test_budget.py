@@ -18,7 +18,7 @@ def test_huge_secret_is_refused_before_enumeration():
         game.hypotheses  # noqa: B018
     message = str(err.value)
     assert "100,000,000 hypotheses" in message
-    assert "--max-hypotheses" in message and "symbolic" in message
+    assert "raise max_hypotheses" in message and "symbolic" in message  # the API's keyword
 
 
 def test_filtered_space_over_budget_is_refused_while_building():

@@ -235,7 +235,6 @@ def test_a_title_reads_the_params_as_set(tmp_path):
     ("{board: {}}", "unknown key 'board'"),
     ("{pegs: {query: guess, code: x}}", "draws 'x', which must be a sequence argument"),
     ("{pegs: {query: guess, code: g, keys: {nope: black}}}", "key 'nope' must be a count"),
-    ("{pegs: {query: guess, code: g, colours: [red, blue]}}", "3 values and 2 colours"),
     ("{pegs: {query: guess, code: g, colours: [red, 'url(x)', blue]}}", "is not a colour"),
     ("{tiles: {query: guess, word: g, marks: feedback}}", "must be a feedback of 3 labels"),
     ("{tiles: {query: guess}}", "layout's tiles needs 'word'"),
@@ -286,3 +285,16 @@ def test_a_grid_must_hold_every_cell(tmp_path):
     (tmp_path / "g.yaml").write_text(text)
     with pytest.raises(SpecError, match="must number the cells 0..3"):
         load_game(tmp_path / "g.yaml")
+
+
+def test_pegs_outnumbering_their_colours_get_more(tmp_path):
+    """A param raised past the palette never breaks the spec: the values beyond the
+    colours given get colours of their own, all different."""
+    path = tmp_path / "pegs.yaml"
+    path.write_text(BASE.replace("game: T\n", "game: T\nlayout: {pegs: {query: guess, code: g, "
+                                 "colours: [red, blue]}}\n"))
+    layout = load_game(path, {"n": 12}).model.layout
+    assert list(layout.colours) == [str(v) for v in range(1, 13)]
+    assert layout.colours["1"] == "red" and layout.colours["2"] == "blue"
+    assert len(set(layout.colours.values())) == 12
+    assert len(set(load_game("mastermind", {"colours": 20}).model.layout.colours.values())) == 20

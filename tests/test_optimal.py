@@ -358,7 +358,7 @@ def test_playback_refuses_a_tree_that_does_not_fit(tmp_path):
     other = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 2, "colours": 4})
     with pytest.raises(SleuthError):
         make_strategy("tree", Candidates(other), from_tree=str(path))
-    with pytest.raises(SleuthError, match="needs --from-tree"):
+    with pytest.raises(SleuthError, match="needs from_tree=FILE"):
         make_strategy("tree", Candidates(small))
 
 

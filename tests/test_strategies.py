@@ -262,7 +262,7 @@ def test_a_schedule_fixes_the_work_decision_by_decision(name, key):
         want = [3, 9, 5, 5, 5, 5][:len(decided)]
         assert decided == want and len(decided) >= 2
     assert runs[0] == runs[1]
-    with pytest.raises(SleuthError, match="--schedule needs positive whole numbers"):
+    with pytest.raises(SleuthError, match="schedule needs positive whole numbers"):
         make_strategy(name, c, schedule="3,0")
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sleuth.compiler.errors import SleuthError
+from sleuth.compiler.errors import SleuthError, option
 
 if TYPE_CHECKING:
     from sleuth.compiler.symbolic import SymbolicSpace
@@ -100,12 +100,12 @@ class Counter(ABC):
     def sample_ranks(self, state: Any, k: int, seed: int) -> list[int]:
         """k hypotheses drawn uniformly with replacement, as ranks in the secret's product."""
         raise SleuthError(f"the {self.name} backend cannot sample hypotheses",
-                          hint="use --backend sdd")
+                          hint=f'use {option("backend", "sdd")}')
 
     def list_ranks(self, state: Any, limit: int) -> list[int] | None:
         """Sorted product ranks of every hypothesis; None when there are more than `limit`."""
         raise SleuthError(f"the {self.name} backend cannot list hypotheses",
-                          hint="use --backend sdd")
+                          hint=f'use {option("backend", "sdd")}')
 
 
 __all__ = ["Counter"]

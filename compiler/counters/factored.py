@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.counters.base import Counter
-from sleuth.compiler.errors import SleuthError
+from sleuth.compiler.errors import SleuthError, option
 from sleuth.compiler.memo import Memo, memoised
 
 
@@ -64,7 +64,8 @@ class FactoredCounter(Counter):
             raise SleuthError("the factored backend conditions on observations when every "
                               "constraint joins two parts of the secret; this spec has a "
                               "constraint over three or more (or one part)",
-                              hint="use --backend sdd (or cnf) for beliefs after queries")
+                              hint=f'use {option("backend", "sdd")} (or cnf) for beliefs after '
+                                   'queries')
 
     def conjoin(self, state: Any, *formulas: int) -> Any:
         if not formulas:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import BudgetError, Game, SleuthError, show_value
+from sleuth.compiler.api import BudgetError, Game, SleuthError, option, show_value
 from sleuth.solver.evaluation.evaluate import Evaluation, evaluate_strategy
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
@@ -203,14 +203,16 @@ def analyse(game: Game, strategy: Strategy, spec: str, root: AnyBelief | None = 
         except BudgetError as err:
             raise SleuthError(f"the analysis scores every first query against every "
                               f"hypothesis, so it lists them: {err.message}",
-                              hint="narrow the params (--set), or raise --max-hypotheses"
+                              hint=f'narrow the params ({option("set")}), or raise '
+                                   f'{option("max_hypotheses")}'
                               ) from None
     prepared = strategy.prepared(root)
     root = prepared.listing()
     if root is None:
         raise SleuthError(f"the first-move profile scores every query on listed hypotheses; "
                           f"this game has {prepared.size:,}",
-                          hint="raise --max-hypotheses, or narrow the params (--set)")
+                          hint=f'raise {option("max_hypotheses")}, or narrow the params '
+                               f'({option("set")})')
     if progress:
         progress("scoring every first move", 0, 1)
     classes, n_queries, spatial = first_move_profile(strategy.candidates, root)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import Budget, Game, SleuthError, load_game, show_value
+from sleuth.compiler.api import Budget, Game, SleuthError, load_game, option, show_value
 from sleuth.solver.evaluation.cluster import connect
 from sleuth.solver.evaluation.transcript import play_secret
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
@@ -92,7 +92,7 @@ def parse_spec_sizes(args: Iterable[str], common: dict[str, Any],
         out.append((path, {**shared, **own}))
     unused = sorted(set(common) - used)
     if unused:
-        raise SleuthError(f"no spec declares the param '{unused[0]}' given with --set",
+        raise SleuthError(f"no spec declares the param '{unused[0]}' given with {option('set')}",
                           hint="give a size to one spec as SPEC@name=value")
     return out
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sleuth.compiler.api import Budget, Game, SleuthError, load_game, parse_overrides
+from sleuth.compiler.api import Budget, Game, SleuthError, load_game, option, parse_overrides
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,8 @@ class Workers:
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise SleuthError("--workers and --scheduler need Dask's distributed scheduler",
+            raise SleuthError(f"{option('workers')} and {option('scheduler')} need Dask's "
+                              "distributed scheduler",
                               hint="pip install -e '.[cluster]'") from None
         self.cluster = None
         if scheduler is not None:
@@ -108,7 +109,7 @@ def connect(scheduler: str) -> Any:
     try:
         from dask.distributed import Client
     except ImportError:
-        raise SleuthError("--scheduler needs Dask's distributed scheduler",
+        raise SleuthError(f"{option('scheduler')} needs Dask's distributed scheduler",
                           hint="pip install -e '.[cluster]'") from None
     try:
         return Client(scheduler, timeout=30)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import TURN, Game, SleuthError, show_value
+from sleuth.compiler.api import TURN, Game, SleuthError, option, said, show_value
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.cover import Cover
@@ -118,7 +118,8 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
 
         if secrets is not None or first is not None or workers is not None:
             raise SleuthError("a game with lies is evaluated whole, on one core",
-                              hint="drop --secrets, --first and --workers")
+                              hint=f'drop {option("secrets")}, {option("first")} and '
+                                   f'{option("workers")}')
         return evaluate_with_lies(game, strategy, spec, tree, progress)
     start = time.perf_counter()
     root = strategy.prepared(Belief.prior(game) if root is None else root)
@@ -131,15 +132,18 @@ def evaluate_strategy(game: Game, strategy: Strategy, spec: str, secrets: int | 
     if workers is not None:
         if game.model.rounds is not None:
             raise SleuthError("a game in rounds is evaluated on one core (its rounds follow "
-                              "each whole game)", hint="drop --workers/--scheduler")
+                              "each whole game)", hint='drop '
+                                                       f'{option("workers")}/{option("scheduler")}')
         if recipe is None or observer is not None or root.listing() is not root:
             raise SleuthError("a split evaluation needs the enumerated backend and a recipe, "
-                              "and no observer", hint="drop --workers/--scheduler")
+                              "and no observer", hint='drop '
+                                                      f'{option("workers")}/{option("scheduler")}')
         if not strategy.share(workers, recipe):
             if not strategy.deterministic:
                 raise SleuthError(f"{strategy.name} draws random numbers as it plays: split "
                                   "over workers its choices would differ from a serial run",
-                                  hint="drop --workers/--scheduler for this strategy")
+                                  hint=f'drop {option("workers")}/{option("scheduler")} for this '
+                                       'strategy')
             walker.split = SPLIT_DEPTH
     first = walker.walk(root, np.arange(len(ranks), dtype=np.int64), 0)
     if walker.deferred:
@@ -240,15 +244,16 @@ class _Walker:
                 f"(strategy {self.strategy.name})",
                 hint="the strategy may be unable to separate the remaining hypotheses"
                 if depth >= MAX_DEPTH else f"the goal's max_queries ends a game after {bound}; "
-                "raise it to evaluate longer games (--set, when it names a param)")
+                f'raise it to evaluate longer games ({option("set")}, when it names a param)')
         query = self.first if depth == 0 and self.first is not None else \
             self.strategy.choose(belief)
         if self.game.model.action(query.action).feedback is None:
             raise SleuthError(
                 f"the strategy chose '{query.action}', whose answer is random; exact "
                 "evaluation enumerates deterministic feedback only",
-                hint="simulate games with random answers: `sleuth bench SPEC --trials N` "
-                     "(or one: `sleuth solve SPEC --random-secret --seed N`)")
+                hint="simulate games with random answers: " + said(
+                    "`sleuth bench SPEC --trials N` (or one: `sleuth solve SPEC --random-secret "
+                    "--seed N`)", "sleuth.simulate(game, strategy, seed=N), one per seed"))
         timed = self.game.model.action(query.action).timed
         if timed and self.strategy.candidates.args(query)[TURN] != depth + 1:
             raise SleuthError(f"strategy {self.strategy.name} chose a query of turn "

@@ -24,7 +24,9 @@ from sleuth.compiler.api import (
     coerce,
     coerce_text,
     domain_size,
+    option,
     rank_of,
+    said,
     show_value,
 )
 from sleuth.solver.infoset.belief import Belief
@@ -107,13 +109,14 @@ def parse_secret(game: Game, items: tuple[str, ...] | list[str],
     values = {}
     for v in variables:
         if v.name not in raw:
-            raise ObservationError(f"--secret needs a value for '{v.name}' "
-                                   f"({v.domain.describe()})",
-                                   hint=" ".join(f"--secret {n}=..." for n in names))
+            raise ObservationError(f"{option('secret')} needs a value for '{v.name}' "
+                                   f"({v.domain.describe()})", hint=said(
+                                       " ".join(f"--secret {n}=..." for n in names),
+                                       "secret={" + ", ".join(f"{n!r}: ..." for n in names) + "}"))
         try:
             values[v.name] = coerce_text(v.domain, raw[v.name])
         except ValueError as err:
-            raise ObservationError(f"--secret {v.name}: {err}") from None
+            raise ObservationError(f"{option('secret')} {v.name}: {err}") from None
     return locate_secret(game, values, listed)
 
 

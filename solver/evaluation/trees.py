@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import TURN, Game, SleuthError, show_value
+from sleuth.compiler.api import TURN, Game, SleuthError, said, show_value
 from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.observe import (
     checked_args,
@@ -170,7 +170,8 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
 
 def check_node(node: Any, path: str) -> None:
     """A query node's shape, or a SleuthError saying where the file is not a tree."""
-    hint = "a tree written by `sleuth evaluate SPEC --tree FILE`"
+    hint = "a tree written by " + said("`sleuth evaluate SPEC --tree FILE`",
+                                       "the command line's `sleuth evaluate SPEC --tree FILE`")
     if not isinstance(node, dict):
         raise SleuthError(f"{path}: not a decision tree (a node must be a mapping)", hint=hint)
     if "solved" in node or node.get("end"):

@@ -34,6 +34,7 @@ from sleuth.compiler.api import (
     ObservationError,
     SleuthError,
     memoised,
+    option,
 )
 from sleuth.solver.infoset.belief import Belief, InconsistentObservations, check_history
 from sleuth.solver.infoset.protocol import Branch
@@ -165,11 +166,13 @@ class CountedBelief:
         if self.game.model.lies is not None:
             raise ObservationError(f"{what}: the {self.backend} backend takes each answer as "
                                    "a fact, and this game's answers may lie (`lies:`)",
-                                   event.loc, hint="--backend enum (it tracks the lies)")
+                                   event.loc, hint=f'{option("backend", "enum")} (it tracks the '
+                                                   'lies)')
         if event.feedback is None:
             raise ObservationError(f"{what}: the {self.backend} backend conditions on "
                                    "deterministic feedback; random answers need the "
-                                   "enumerated backend", event.loc, hint="--backend enum")
+                                   "enumerated backend", event.loc,
+                                   hint=option("backend", "enum"))
         game = self.game
         observed = (event.action, game.space(event.action).rank(event.args),
                     game.coder(event.action).encode(event.feedback))
@@ -284,7 +287,8 @@ class CountedBelief:
         duplicates rejected; keys 0..n-1."""
         if n is None:
             raise SleuthError(f"the {self.backend} backend cannot play all {self.size:,} "
-                              "secrets", hint="evaluate a seeded sample with --secrets N")
+                              "secrets", hint='evaluate a seeded sample with '
+                                              f'{option("secrets", "N")}')
         ranks = distinct_ranks(self, min(n, self.size), seed)
         return ranks, np.arange(len(ranks), dtype=np.int64)
 
@@ -352,7 +356,7 @@ class CountedBelief:
         if len(groups) != 1 or groups[0].name not in names:
             raise SleuthError(f"the posterior of the goal ({', '.join(names)}) over "
                               f"{self.size:,} counted hypotheses needs its joint values",
-                              hint="use the enumerated backend (--backend enum)")
+                              hint=f'use the enumerated backend ({option("backend", "enum")})')
         m = self._group_marginals()[groups[0].name]
         value, p = max(m.items(), key=lambda kv: kv[1])
         return {names[0]: value}, float(p)
@@ -372,7 +376,7 @@ def partition_counts(belief: CountedBelief, action: str, queries: list[dict[str,
             f"scoring {counted(len(queries), 'query')} exactly on {belief.size:,} counted "
             f"{plural(belief.size, 'hypothesis')} "
             f"means one count per query and feedback; the limit is {COUNT_QUERIES:,} "
-            "queries", hint="use --strategy ises-sampled (samples from the counter)")
+            "queries", hint=f'use {option("strategy", "ises-sampled")} (samples from the counter)')
     rows = [belief.feedback_masses(action, args) for args in queries]
     keys = sorted({k for r in rows for k in r}, key=repr)
     out = np.zeros((len(rows), max(1, len(keys))),

@@ -51,6 +51,7 @@ from sleuth.compiler.api import (
     domain_size,
     legality_interchangeable,
     multiset_table,
+    option,
     subset_ranks,
     unrank,
     values_interchangeable,
@@ -209,7 +210,7 @@ class OrbitQueries:
             raise BudgetError(
                 f"'{self.action.name}' has over {MAX_GENERATED:,} query orbits to look at "
                 f"here (its {self.n} values fall into {len(members)} blocks)",
-                self.action.loc, hint="use a smaller game (--set)")
+                self.action.loc, hint=f'use a smaller game ({option("set")})')
 
     def _columns(self, members: list[np.ndarray], rows: np.ndarray,
                  fixed: np.ndarray) -> tuple[list, list[np.ndarray]]:

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from sleuth.compiler.api import BudgetError
+from sleuth.compiler.api import BudgetError, option
 from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
@@ -32,7 +32,8 @@ class OutcomeTable:
                 f"the exact searches hold every query's code on every hypothesis: "
                 f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, "
                 f"over the {game.budget.memory_mb} MiB budget",
-                hint="raise --memory-mb if the machine has it, or use a heuristic strategy")
+                hint=f'raise {option("memory_mb")} if the machine has it, or use a heuristic '
+                     'strategy')
         self.queries = [Query(b.action.name, int(r)) for b in blocks for r in b.ranks.tolist()]
         codes = np.concatenate(
             [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]

@@ -33,6 +33,7 @@ from sleuth.compiler.api import (
     answer_matrix,
     interpret,
     ir,
+    option,
     show_value,
 )
 from sleuth.solver.infoset.codes import (
@@ -142,7 +143,7 @@ class Candidates:
 
     def __init__(self, game: Game, guesses: str = "any", symmetry: bool = True):
         if guesses not in ("any", "consistent"):
-            raise SleuthError(f"--guesses is 'any' or 'consistent', not '{guesses}'")
+            raise SleuthError(f"{option('guesses')} is 'any' or 'consistent', not '{guesses}'")
         self.game = game
         self.guesses = guesses
         self.generators: dict[str, OrbitQueries] = {}  # actions too large to list
@@ -153,9 +154,10 @@ class Candidates:
         self._turns: dict[str, np.ndarray] = {}  # each listed query's turn, by action
         if guesses == "consistent" and not self.any_secret_like:
             raise SleuthError(
-                "--guesses consistent needs a query that can be a secret (arguments with the "
+                f'{option("guesses", "consistent")} needs a query that can be a secret (arguments '
+                'with the '
                 "secret variables' domains, in order); this spec has none",
-                hint="use --guesses any")
+                hint=f'use {option("guesses", "any")}')
         self.stops = Stopper(game)
         self.symmetry = symmetry  # score one query per orbit where symmetries are proved
 
@@ -186,7 +188,7 @@ class Candidates:
                     "to find the legal queries, and no domain's values are proved "
                     "interchangeable in it to list one query per orbit instead", action.loc,
                     hint="narrow the argument domains (set sizes, ranges) or the params "
-                         "(--set)")
+                         f'({option("set")})')
             self.generators[action.name] = found
             return None
         ranks = np.concatenate(list(space.legal_ranks()) or [np.zeros(0, dtype=np.int64)])
@@ -202,7 +204,7 @@ class Candidates:
         listed = belief.listing()
         if listed is None:
             raise SleuthError("queries generated one per orbit need the listed hypotheses",
-                              hint="use --backend enum")
+                              hint=f'use {option("backend", "enum")}')
         weights = None if listed.uniform else listed.probabilities()
         key = (id(listed.game).to_bytes(8, "little") + listed.index.tobytes() +
                (b"" if weights is None else weights.tobytes()))

@@ -47,6 +47,10 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="sleuth")
 def cli() -> None:
     """Sleuth: deduction games as specs, compiled and solved."""
+    from sleuth.compiler.api import speak_as
+
+    speak_as("cli")  # errors name options as flags while a command runs, then as keywords
+    click.get_current_context().call_on_close(lambda: speak_as("api"))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import SleuthError
+from sleuth.compiler.api import SleuthError, option, said
 from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
@@ -88,8 +88,10 @@ def parse_schedule(text: str) -> list[int]:
     except ValueError:
         steps = []
     if not steps or min(steps) < 1:
-        raise SleuthError(f"--schedule needs positive whole numbers separated by commas, not "
-                          f"{text!r}", hint="e.g. --schedule 1,5,34: the first decision does "
+        raise SleuthError(f'{option("schedule")} needs positive whole numbers separated by '
+                          'commas, not '
+                          f"{text!r}", hint=f'e.g. {option("schedule", "1,5,34")}: the first '
+                                            'decision does '
                           "1, the second 5, every later one 34")
     return steps
 
@@ -140,9 +142,9 @@ class Strategy:
             if key not in declared:
                 raise SleuthError(f"strategy '{self.name}' has no option '{key}'",
                                   hint=f"its options: {', '.join(declared) or 'none'}")
-        for key, option in declared.items():
+        for key, declared_option in declared.items():
             if key in options:
-                setattr(self, key, option.check(options[key], self.name))
+                setattr(self, key, declared_option.check(options[key], self.name))
         if candidates.generators and not self.orbit_queries:
             able = ", ".join(sorted(n for n, k in _registered() if k.orbit_queries))
             raise SleuthError(
@@ -231,11 +233,12 @@ def require_optimal(candidates: Candidates, search: str | None = None, top: int 
         raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
                           "its secrets", hint="use entropy, or evaluate a heuristic")
     require_exact("the optimal strategies need", model, [b.action for b in candidates.blocks],
-                  "simulate with a heuristic: sleuth bench SPEC --trials N")
+                  "simulate with a heuristic: " + said("sleuth bench SPEC --trials N",
+                                                          "sleuth.simulate(game, ..., seed=N)"))
     if search is None:
         return
     refused = [what for what, on in (
-        ("--top", top > 0), ("a history rule", HistoryMasks.applies(candidates)),
+        (option("top"), top > 0), ("a history rule", HistoryMasks.applies(candidates)),
         ("max_queries", model.max_queries is not None), *more) if on]
     if refused:
         raise SleuthError(f"{search} does not handle {refused[0]}",
@@ -250,7 +253,7 @@ class ListedStrategy(Strategy):
         listed = belief.settled(exhaustive=True).listing()
         if listed is None or listed.game is not self.candidates.game:
             raise SleuthError(f"{self.name} works on the listed hypotheses of the enumerated "
-                              "backend", hint="use --backend enum")
+                              "backend", hint=f'use {option("backend", "enum")}')
         return listed
 
 
@@ -358,7 +361,8 @@ class ScoringStrategy(Strategy):
         if listed is None:
             raise SleuthError(f"'{block.action.name}' has random answers, which are scored on "
                               f"listed hypotheses; this information set has {belief.size:,}",
-                              hint="use --strategy ises-sampled, or the enumerated backend")
+                              hint=f'use {option("strategy", "ises-sampled")}, or the enumerated '
+                                   'backend')
         belief, w = listed, listed.probabilities()
         scores = np.array([self.score_answers(self.candidates.answer_table(block, int(p), belief),
                                               w, belief.size) for p in positions])
@@ -373,7 +377,8 @@ class ScoringStrategy(Strategy):
     def pick(self, scored: list[Scored], belief: AnyBelief) -> Query:
         if not scored:
             raise SleuthError("no legal query is allowed here",
-                              hint="with --guesses consistent, a query must be a possible "
+                              hint=f'with {option("guesses", "consistent")}, a query must be a '
+                                   'possible '
                                    "secret")
         best = min(float(s.scores.min()) for s in scored)
         tol = self.tolerance(scored, best)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import SleuthError
+from sleuth.compiler.api import SleuthError, said
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.history import Mask
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
@@ -83,7 +83,8 @@ class Optimal(ListedStrategy):
     def _no_lies(self) -> None:
         if self.lie_search is not None:
             raise SleuthError("against lies only the worst case is proven",
-                              hint="sleuth evaluate SPEC --strategy optimal-worst")
+                              hint=said("sleuth evaluate SPEC --strategy optimal-worst",
+                                        'sleuth.evaluate(game, strategy="optimal-worst")'))
 
     def choose(self, belief: AnyBelief) -> Query:
         if self.lie_search is not None:  # the belief's lie state, and the least worst case

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import SleuthError
+from sleuth.compiler.api import SleuthError, option
 from sleuth.solver.infoset.history import HistoryMasks
 from sleuth.solver.infoset.lies import LieGame
 from sleuth.solver.infoset.queries import Candidates
@@ -136,7 +136,7 @@ def make_lie_search(candidates: Candidates, worst_first: bool, top: int) -> LieS
     `handles_lies` is false)."""
     assert worst_first
     if top:
-        raise SleuthError("--top is not available against lies",
-                          hint="drop --top: the lie search tries one query per class")
+        raise SleuthError(f'{option("top")} is not available against lies',
+                          hint=f'drop {option("top")}: the lie search tries one query per class')
     return LieSearch(candidates)
 __all__ = ["LieSearch", "make_lie_search", "proven"]

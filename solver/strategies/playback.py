@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import SleuthError
+from sleuth.compiler.api import SleuthError, option, said
 from sleuth.solver.evaluation.trees import tree_index
 from sleuth.solver.infoset.observe import checked_args
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
@@ -33,9 +33,11 @@ class TreePlayback(ListedStrategy):
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
         if self.from_tree is None:
-            raise SleuthError("--strategy tree needs --from-tree FILE",
-                              hint="write one with: sleuth evaluate SPEC --strategy optimal "
-                                   "--tree FILE")
+            raise SleuthError(f'{option("strategy", "tree")} needs {option("from_tree", "FILE")}',
+                              hint="write one with " + said(
+                                  "sleuth evaluate SPEC --strategy optimal --tree FILE",
+                                  "the command line's `sleuth evaluate SPEC --strategy optimal "
+                                  "--tree FILE`"))
         path = Path(self.from_tree)
         try:
             document = json.loads(path.read_text())

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import BudgetError, SleuthError, show_value
+from sleuth.compiler.api import BudgetError, SleuthError, option, show_value
 from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query
@@ -101,7 +101,7 @@ def solve_within(solver: Any, assumptions: list[int], deadline: float | None) ->
 def out_of_time(budget: float | None, k: int, known: str = "") -> BudgetError:
     return BudgetError(f"no static plan of {k} queries was found or ruled out within "
                        f"{budget:g} s (none of {k - 1} exists{known})",
-                       hint="raise --sat-budget, or narrow the params (--set)")
+                       hint=f'raise {option("sat_budget")}, or narrow the params ({option("set")})')
 
 
 class StaticSearch:
@@ -134,7 +134,8 @@ class StaticSearch:
         self.method = "unknowns" if method == "unknowns" or candidates.generators else "listed"
         if method == "listed" and candidates.generators:
             raise SleuthError(f"'{next(iter(candidates.generators))}' has too many queries "
-                              "to list", hint="--plan-queries auto (the default) takes the "
+                              "to list", hint=f'{option("plan_queries", "auto")} (the default) '
+                                              'takes the '
                                               "queries as unknowns when they cannot be listed")
         if self.method == "listed":
             self.table = OutcomeTable(candidates)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import PlanFormula, SleuthError, held_value
+from sleuth.compiler.api import PlanFormula, SleuthError, held_value, option
 from sleuth.solver.infoset.queries import Query
 from sleuth.solver.infoset.reachable import reachable_codes
 
@@ -46,7 +46,7 @@ def solve_unknowns(search: Any, budget: float | None) -> Any:
     if len(search.actions) != 1:
         raise SleuthError("a static plan with the queries as unknowns takes one kind of "
                           f"query; this spec has {len(search.actions)}",
-                          hint="list the queries (narrow the params with --set)")
+                          hint=f'list the queries (narrow the params with {option("set")})')
     action = search.actions[0]
     table = game.hypotheses
     hyps = [_held(game, table.value(h)) for h in range(table.size)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sleuth.compiler.api import SleuthError, load_game
+from sleuth.compiler.api import SleuthError, load_game, speak_as
 
 
 @click.command()
@@ -36,6 +36,7 @@ def serve(specs: tuple[str, ...], port: int, host: str, sessions: str) -> None:
     if not local:
         click.echo(f"warning: serving on {host}: anyone who can reach this machine can use "
                    "the page and its sessions", err=True)
+    speak_as("api")  # the page and the JSON API name options as fields, not flags
     app = create_app(list(specs), Path(sessions))
     click.echo(f"Sleuth on http://{host}:{port}/ (sessions in {Path(sessions).resolve()}); "
                "Ctrl-C stops it")
