@@ -243,7 +243,7 @@ class Checker(Declarations):
                      spec.goal.confidence, spec.goal.until_indistinguishable,
                      check_lies(self, queries), rules.check_rounds(self, queries),
                      rules.check_cover(self, queries), spec.title,
-                     check_layout(spec.layout, self.params, queries))
+                     check_layout(spec.layout, self.params, queries, secret))
 
     def prior(self, scope: Scope) -> ir.Node | None:
         """The prior weight expression: the spec's, times each hidden param's weights."""

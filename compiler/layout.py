@@ -5,6 +5,7 @@ backend, strategy or search reads it. One kind per layout, each an entry of KIND
       grid:  {rows: R, cols: C, query: Q, cell: A, shade: LABEL}
       pegs:  {query: Q, code: A, keys: {F: COLOUR, ...}, colours: [COLOUR, ...]}
       tiles: {query: Q, word: A, marks: F, colours: {MARK: COLOUR, ...}, keys: {...}}
+      box:   {rows: R, cols: C, query: Q, port: A, holds: S, to: F, shown: G}
 
 grid   a board of R x C cells (ints or int params), numbered along the rows from 0:
        query Q's one argument A names the cell it asks. Each cell asked is drawn with
@@ -17,6 +18,14 @@ pegs   each query Q asked is a row of round pegs, one per element of its sequenc
 tiles  each query Q asked is a row of square tiles, one per element of A with its label,
        coloured by the feedback F (`marks`, a sequence of labels as long as A) through
        `colours` (green, yellow and grey marks, say); `keys` as for pegs.
+
+box    a box of R x C cells with 2 (R + C) ports round its edge, numbered from 1 clockwise
+       from the top left: along the top, down the right side, back along the bottom,
+       up the left side. Query Q fires into port A; its feedback F (optional) names the
+       port it came out of (0: none), drawn as a letter on both ports, and G (optional)
+       is shown at the port otherwise (its first letter). Each cell is shaded by the
+       chance that the secret variable S (optional; a set or sequence of cell numbers,
+       numbered along the rows from 0) holds it.
 
 A colour is a CSS colour name or #hex. Everything is checked against the queries, so a
 page never meets a layout it cannot draw.
@@ -76,7 +85,21 @@ class Rows:
     keys: tuple[tuple[str, str], ...] = field(default=())
 
 
-Layout = Grid | Rows
+@dataclass(frozen=True)
+class Box:
+    """A checked box: sizes resolved, the port argument numbering 1..2 (rows + cols)."""
+
+    rows: int
+    cols: int
+    query: str
+    port: str
+    holds: str | None = None
+    to: str | None = None
+    shown: str | None = None
+    kind: str = "box"
+
+
+Layout = Grid | Rows | Box
 
 
 @dataclass(frozen=True)
@@ -87,7 +110,7 @@ class Kind:
     keys: dict[str, str]  # key -> "scalar" | "name" | "text" | "colours" | "palette"
     needed: tuple[str, ...]
     example: str
-    check: Callable[[LayoutDecl, dict[str, Any], list[Any]], Layout]
+    check: Callable[[LayoutDecl, dict[str, Any], list[Any], list[Any]], Layout]
 
 
 def read_layout(r: Any, node: Any) -> LayoutDecl:
@@ -125,10 +148,11 @@ _READ: dict[str, Callable[[Any, Any, str], Any]] = {
 }
 
 
-def check_layout(decl: LayoutDecl | None, params: dict[str, Any],
-                 queries: list[Any]) -> Layout | None:
-    """The layout checked against the params and queries, by its kind."""
-    return None if decl is None else KINDS[decl.kind].check(decl, params, queries)
+def check_layout(decl: LayoutDecl | None, params: dict[str, Any], queries: list[Any],
+                 secret: list[Any] = ()) -> Layout | None:
+    """The layout checked against the params, queries and secret variables, by its kind."""
+    return None if decl is None else KINDS[decl.kind].check(decl, params, queries,
+                                                             list(secret))
 
 
 def _action(decl: LayoutDecl, queries: list[Any]) -> Any:
@@ -142,7 +166,8 @@ def _action(decl: LayoutDecl, queries: list[Any]) -> Any:
     return action
 
 
-def _check_grid(decl: LayoutDecl, params: dict[str, Any], queries: list[Any]) -> Grid:
+def _check_grid(decl: LayoutDecl, params: dict[str, Any], queries: list[Any],
+                secret: list[Any]) -> Grid:
     """Sizes positive ints; the query's one argument (besides the turn) is the cell,
     within the grid."""
     f = decl.fields
@@ -164,16 +189,17 @@ def _check_grid(decl: LayoutDecl, params: dict[str, Any], queries: list[Any]) ->
 def _size(decl: LayoutDecl, value: Any, params: dict[str, Any]) -> int:
     size = params.get(value) if isinstance(value, str) else value
     if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-        raise SpecError(f"layout's grid size {value!r} is not a positive int or an int "
+        raise SpecError(f"layout's {decl.kind} size {value!r} is not a positive int or an int "
                         "param", decl.loc)
     return size
 
 
-def _check_rows(arg_key: str) -> Callable[[LayoutDecl, dict[str, Any], list[Any]], Rows]:
+def _check_rows(arg_key: str) -> Callable[..., Rows]:
     """Pegs or tiles: the drawn argument a sequence of listable elements, the marks a
     sequence of labels as long, each with a colour, the keys count components."""
 
-    def check(decl: LayoutDecl, params: dict[str, Any], queries: list[Any]) -> Rows:
+    def check(decl: LayoutDecl, params: dict[str, Any], queries: list[Any],
+              secret: list[Any]) -> Rows:
         f, action = decl.fields, _action(decl, queries)
         arg = next((a for a in action.args if a.name == f[arg_key]), None)
         if arg is None or arg.domain.kind != "seq":
@@ -194,6 +220,37 @@ def _check_rows(arg_key: str) -> Callable[[LayoutDecl, dict[str, Any], list[Any]
                     f.get("marks"), tuple(f.get("keys", {}).items()))
 
     return check
+
+
+def _check_box(decl: LayoutDecl, params: dict[str, Any], queries: list[Any],
+               secret: list[Any]) -> Box:
+    """Sizes positive ints; the query's one argument (besides the turn) numbers the
+    ports; `to` an int feedback, `shown` a feedback; `holds` a secret variable of cells."""
+    f = decl.fields
+    rows, cols = (_size(decl, f[k], params) for k in ("rows", "cols"))
+    action = _action(decl, queries)
+    args = [a for a in action.args if a.name != "turn"]
+    t = args[0].domain.type if [a.name for a in args] == [f["port"]] else None
+    ports = 2 * (rows + cols)
+    if not isinstance(t, IntT) or t.lo < 1 or t.hi > ports:
+        raise SpecError(f"layout's box fires into '{f['port']}', which must be "
+                        f"'{action.name}''s one argument, numbering the ports 1..{ports}",
+                        decl.loc, hint="ports clockwise from the top left")
+    components = {name: node.type for name, _, node in action.feedback}
+    for key in ("to", "shown"):
+        if key in f and (f[key] not in components or key == "to" and
+                         not isinstance(components[f[key]], IntT)):
+            raise SpecError(f"layout's box '{key}: {f[key]}' must be "
+                            f"{'an int ' if key == 'to' else 'a '}feedback of '{action.name}'",
+                            decl.loc, hint=f"its feedback: {', '.join(components)}")
+    if "holds" in f:
+        var = next((v for v in secret if v.name == f["holds"]), None)
+        elem = None if var is None or var.domain.elem is None else var.domain.elem.type
+        if not isinstance(elem, IntT) or elem.lo < 0 or elem.hi >= rows * cols:
+            raise SpecError(f"layout's box shades the cells '{f['holds']}' holds: it must be "
+                            f"a secret set or sequence of cells 0..{rows * cols - 1}",
+                            decl.loc, hint=f"the secret: {', '.join(v.name for v in secret)}")
+    return Box(rows, cols, f["query"], f["port"], f.get("holds"), f.get("to"), f.get("shown"))
 
 
 def _hue(k: int, n: int) -> str:
@@ -235,7 +292,11 @@ KINDS: dict[str, Kind] = {
     "tiles": Kind({"query": "name", "word": "name", "marks": "name", "colours": "palette",
                    "keys": "palette"}, ("query", "word"),
                   "{query: Q, word: A, marks: F, colours: {g: green}}", _check_rows("word")),
+    "box": Kind({"rows": "scalar", "cols": "scalar", "query": "name", "port": "name",
+                 "holds": "name", "to": "name", "shown": "name"},
+                ("rows", "cols", "query", "port"), "{rows: R, cols: C, query: Q, port: A}",
+                _check_box),
 }
 
 
-__all__ = ["KINDS", "Grid", "Layout", "LayoutDecl", "Rows", "check_layout", "read_layout"]
+__all__ = ["KINDS", "Box", "Grid", "Layout", "LayoutDecl", "Rows", "check_layout", "read_layout"]

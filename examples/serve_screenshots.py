@@ -1,11 +1,12 @@
 """The web worksheet's screenshots in docs/: each game with a board played in the page
 from its landing form, at mid-game and at the end, at 1280 px and at 390 px (a phone's
 width): Mastermind (pegs from the palette, the marks from buttons), Wordle (typed),
-Minesweeper and Battleship (grids, shaded by the chance of a mine or a hit) and Clue
-(the detective notes); then Inkognito's table (a panel per opponent) and the design view
-comparing Mastermind with black-peg Mastermind. Every move is the page's own suggestion;
-the answers come from a secret fixed here, through `sleuth.feedback`. Needs Chromium
-(`apt-get install chromium`) and Playwright (`pip install -e '.[test]'`).
+Minesweeper and Battleship (grids, shaded by the chance of a mine or a hit), Clue
+(the detective notes) and Black Box (its box, the rays at its ports); then Inkognito's
+table (a panel per opponent) and the design view comparing Mastermind with black-peg
+Mastermind. Every move is the page's own suggestion; the answers come from a secret
+fixed here, through `sleuth.feedback`. Needs Chromium (`apt-get install chromium`) and
+Playwright (`pip install -e '.[test]'`).
 
     python examples/serve_screenshots.py [--out docs] [--only GAME]
 """
@@ -108,6 +109,15 @@ def grid(query: str, cell: str):
     return move
 
 
+def ports(page, game, secret) -> None:
+    settle(page, "#suggested")
+    port = int(page.text_content("#suggested").split("=")[1])
+    page.click(f"table.box td[data-port='{port}']")
+    fb = sleuth.feedback(game, secret, "fire", {"entry": port})
+    choose(page, f"result {fb['result']}, exit {fb['exit']}")
+    record(page, history(page))
+
+
 def clue(page, game, owner) -> None:
     settle(page, "#use-suggestion")
     page.click("#use-suggestion")
@@ -154,6 +164,7 @@ GAMES = {  # spec, params, secret, move, moves before the mid-game shot
     "battleship": ("battleship", {"n": 7, "carrier": 0, "battleship": 0, "submarine": 0},
                    None, grid("fire", "c"), 6),
     "clue": ("clue", {}, DEAL, clue, 6),
+    "black-box": ("black-box", {"n": 5, "k": 3}, [1, 12, 19], ports, 2),
 }
 
 

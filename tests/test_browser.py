@@ -306,6 +306,40 @@ def test_a_minesweeper_game_on_its_board(page, site):
     assert f"field = {list(secret)}" in page.text_content("#over") and not page.errors
 
 
+def test_a_black_box_game_by_its_ports(page, site):
+    """5 x 5 with 3 atoms: each ray fired by a click on its port, its outcome from the
+    tracer of tests/test_black_box.py, until no ray can tell the rest apart."""
+    from tests.test_black_box import trace
+
+    url, _ = site
+    atoms = {(1, 2), (3, 3), (4, 5)}
+    open_page(page, url)
+    page.select_option("#spec", "black-box")
+    page.wait_for_selector("#spec-params input[data-param='n']")
+    page.fill("#spec-params input[data-param='n']", "5")
+    page.fill("#spec-params input[data-param='k']", "3")
+    page.click("#new-game")
+    page.wait_for_selector("table.box")
+    assert len(page.query_selector_all("table.box td.port")) == 20
+    for turn in range(1, 21):
+        page.wait_for_selector("#suggested")
+        port = int(page.text_content("#suggested").split("=")[1])
+        page.click(f"table.box td[data-port='{port}']")
+        result, out = trace(5, atoms, port)
+        choose(page, f"result {result}, exit {out}")
+        page.click("#record")
+        until(page, f"document.querySelectorAll('#history tbody tr').length == {turn}")
+        shown = page.text_content(f"table.box td[data-port='{port}']")
+        assert shown == (result[0].upper() if result != "exit" else
+                         page.text_content(f"table.box td[data-port='{out}']"))
+        if page.is_visible("#over"):
+            break
+    assert "atoms = [1, 12, 19]" in page.text_content("#over")
+    assert [int(td.get_attribute("data-cell")) for td in
+            page.query_selector_all("table.box td.cell.dark")] == [1, 12, 19]
+    assert not page.errors
+
+
 def clue_shower(owner: dict[str, str], cards: list[str], players: int = 6) -> str:
     """Written here: the first player after p1, in seat order, holding one of the cards."""
     for k in range(1, players):

@@ -240,6 +240,7 @@ def test_a_title_reads_the_params_as_set(tmp_path):
     ("{tiles: {query: guess}}", "layout's tiles needs 'word'"),
     ("{grid: {rows: 1, cols: 3, query: guess, cell: g}, pegs: {query: guess, code: g}}",
      "a layout names one kind"),
+    ("{box: {rows: 1, cols: 1, query: guess, port: g}}", "fires into 'g', which must be"),
 ])
 def test_a_layout_is_checked_where_it_is_written(tmp_path, layout, message):
     path = tmp_path / "laid.yaml"
@@ -298,3 +299,32 @@ def test_pegs_outnumbering_their_colours_get_more(tmp_path):
     assert layout.colours["1"] == "red" and layout.colours["2"] == "blue"
     assert len(set(layout.colours.values())) == 12
     assert len(set(load_game("mastermind", {"colours": 20}).model.layout.colours.values())) == 20
+
+
+BOXED = """\
+game: B
+layout: {box: {rows: 2, cols: 2, query: fire, port: p, LAYOUT}}
+domains: {Cell: {range: "0..3"}, Port: {range: "1..8"}}
+secret: {at: {seq: Cell, len: 1}}
+queries:
+  fire:
+    args: {p: Port}
+    feedback: {out: "if p == at[0] + 1 then 0 else p", seen: "p > 4"}
+"""
+
+
+@pytest.mark.parametrize("layout, message", [
+    ("holds: at, to: out, shown: seen", None),
+    ("to: seen", "'to: seen' must be an int feedback"),
+    ("shown: nope", "'shown: nope' must be a feedback"),
+    ("holds: nope", "shades the cells 'nope' holds"),
+])
+def test_a_box_is_checked_against_its_ports_feedback_and_secret(tmp_path, layout, message):
+    path = tmp_path / "boxed.yaml"
+    path.write_text(BOXED.replace("LAYOUT", layout))
+    if message is None:
+        box = load_game(path).model.layout
+        assert (box.kind, box.holds, box.to, box.shown) == ("box", "at", "out", "seen")
+        return
+    with pytest.raises(SpecError, match=message):
+        load_game(path)

@@ -546,3 +546,36 @@ def test_a_cover_game_over_names_the_queries_still_to_ask(client):
     assert st["over"]["solved"] and st["over"]["queries"] == len(fired)
     assert st["over"]["finish"] == [f"fire c={c}" for c in sorted(cells - fired)]
     assert st["over"]["finish"]  # this fleet is known before it is all hit
+
+
+def test_black_box_is_its_box_with_the_rays_and_each_cell_s_chance(client):
+    """5 x 5 with 3 atoms: each ray fired shows where it came out (a letter on both
+    ports) or its first letter, and each cell the chance it holds an atom, against the
+    tracer of tests/test_black_box.py over every layout."""
+    from tests.test_black_box import trace
+
+    n, secret = 5, {(1, 2), (3, 3), (4, 5)}
+    st = client.post("/api/sessions", json={"spec": "black-box",
+                                            "params": {"n": n, "k": 3}}).json()
+    fired = []
+    for port in (1, 6, 11, 17):
+        result, out = trace(n, secret, port)
+        st = client.post(f"/api/sessions/{st['id']}/observe", json={
+            "query": "fire", "args": {"entry": port},
+            "outcome": {"result": result, "exit": out}}).json()
+        fired.append((port, result, out))
+    board = st["board"]
+    assert (board["kind"], board["rows"], board["cols"]) == ("box", 5, 5)
+    want, letter = [None] * (4 * n), iter("ABCD")
+    for port, result, out in fired:
+        if result == "exit":
+            want[port - 1] = want[out - 1] = next(letter)
+        else:
+            want[port - 1] = result[0].upper()
+    assert [p["seen"] for p in board["ports"]] == want
+    cells = [(r, c) for r in range(1, n + 1) for c in range(1, n + 1)]
+    left = [set(a) for a in itertools.combinations(cells, 3)
+            if all(trace(n, set(a), p) == (res, out) for p, res, out in fired)]
+    assert len(left) == st["hypotheses"]
+    for k, (r, c) in enumerate(cells):
+        assert board["cells"][k] == pytest.approx(sum((r, c) in a for a in left) / len(left))

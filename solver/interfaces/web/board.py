@@ -5,6 +5,9 @@ drawer per kind of layout (DRAWERS), each returning a JSON object with that `kin
            the layout's `shade` feedback under the current belief
     pegs   one row per query asked: its pegs (values, with their colours) and its key
     tiles  pegs (count components); tiles also carry each tile's mark and colour
+    box    its ports, each fired one with what came of it (a letter shared with the port
+           the shot came out of, else the first letter of its `shown` feedback), and
+           its cells with the chance the `holds` variable holds each
 """
 
 from __future__ import annotations
@@ -80,8 +83,41 @@ def rows(game: Game, belief: InformationSet, events: list[Event],
             "turns": game.model.max_queries, "rows": drawn}
 
 
+def box(game: Game, belief: InformationSet, events: list[Event],
+        candidates: Candidates) -> dict[str, Any]:
+    """{rows, cols, query, port, ports: [{seen, title} per port 1..2 (rows + cols)],
+    cells: [chance per cell, along the rows, or null without `holds`]}."""
+    layout = game.model.layout
+    ports: list[dict[str, Any]] = [{"seen": None, "title": None}
+                                   for _ in range(2 * (layout.rows + layout.cols))]
+    pairs = 0
+    for event in events:
+        if event.action != layout.query or event.feedback is None:
+            continue
+        at, fb = event.args[layout.port], event.feedback
+        out = int(fb[layout.to]) if layout.to else 0
+        said = ", ".join(f"{k} {format_value(v)}" for k, v in fb.items())
+        if out and out != at:
+            letter = chr(ord("A") + pairs % 26) + ("" if pairs < 26 else str(pairs // 26))
+            pairs += 1
+            for p in (at, out):
+                ports[p - 1] = {"seen": letter, "title": f"{at} -> {out}: {said}"}
+        else:
+            shown = format_value(fb[layout.shown]) if layout.shown else said
+            ports[at - 1] = {"seen": shown[:1].upper(), "title": f"{at}: {said}"}
+    cells = None
+    if layout.holds is not None:
+        cells = [0.0] * (layout.rows * layout.cols)
+        for label, dist in belief.marginals().items():
+            if label == layout.holds or label.startswith(layout.holds + "["):
+                for value, p in dist.items():
+                    cells[int(value)] += float(p)
+    return {"rows": layout.rows, "cols": layout.cols, "query": layout.query,
+            "port": layout.port, "ports": ports, "cells": cells}
+
+
 DRAWERS: dict[str, Callable[..., dict[str, Any]]] = {"grid": grid, "pegs": rows,
-                                                     "tiles": rows}
+                                                     "tiles": rows, "box": box}
 
 
 __all__ = ["DRAWERS", "board"]

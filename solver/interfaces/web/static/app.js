@@ -379,7 +379,45 @@ function drawRows(b) {  // a row of pegs or tiles per query asked, then the rows
   return box;
 }
 
-const BOARDS = { grid: drawGrid, pegs: drawRows, tiles: drawRows };
+function drawBox(b, st) {  // the box with its ports round it, clockwise from the top left
+  const R = b.rows, C = b.cols;
+  const portAt = (r, c) => {  // the port number at a border place of the (R+2) x (C+2) table
+    if (r === 0 && c >= 1 && c <= C) return c;
+    if (c === C + 1 && r >= 1 && r <= R) return C + r;
+    if (r === R + 1 && c >= 1 && c <= C) return C + R + (C + 1 - c);
+    if (c === 0 && r >= 1 && r <= R) return 2 * C + R + (R + 1 - r);
+    return null;
+  };
+  const table = el("table", { cls: "board box", "data-query": b.query });
+  if (b.cells) table.append(el("caption", { text: "chance each cell holds one" }));
+  for (let r = 0; r <= R + 1; r++) {
+    const tr = el("tr");
+    for (let c = 0; c <= C + 1; c++) {
+      const port = portAt(r, c);
+      let td;
+      if (port !== null) {
+        const seen = b.ports[port - 1];
+        td = el("td", { cls: seen.seen ? "port fired" : "port", text: seen.seen || String(port),
+                        title: seen.title || `${b.port}=${port}`, "data-port": port });
+        if (!seen.seen && !st.over) td.onclick = () => useQuery({ query: b.query, args: { [b.port]: port } });
+      } else if (r >= 1 && r <= R && c >= 1 && c <= C) {
+        const k = (r - 1) * C + (c - 1), p = b.cells ? b.cells[k] : null;
+        const text = p === null ? "" : p < 0.0005 ? "·" : p >= 0.995 ? "●" : (100 * p).toFixed(0);
+        td = el("td", { cls: p !== null && p > 0.6 ? "cell dark" : "cell", "data-cell": k, text,
+                        title: p === null ? `cell ${k}` : `cell ${k}: ${(100 * p).toFixed(1)}%` });
+        if (p !== null) td.style.setProperty("--p", Math.min(1, p));
+      } else {
+        td = el("td", { cls: "corner" });
+      }
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  return table;
+}
+
+const BOARDS = { grid: drawGrid, pegs: drawRows, tiles: drawRows, box: drawBox };
+const ROWS = ["pegs", "tiles"];  // the boards with a row per query, and pickers on the form
 
 function renderGrids(st) {
   renderBoard(st);
@@ -455,7 +493,7 @@ function buildForm() {
   }
   box.append(el("div", { cls: "muted", text: form.feedback ? "feedback" : "answer" }));
   const b = state.sheet && state.sheet.board;
-  const drawn = b && b.query === form.name && b.kind !== "grid" ? b : null;
+  const drawn = b && b.query === form.name && ROWS.includes(b.kind) ? b : null;  // pegs, tiles
   if (form.choices) {
     const f = choicesField(form.choices, drawn);
     state.fields.outcome.push(["", f]);
@@ -496,7 +534,7 @@ function choicesField(choices, b) {  // every feedback the game can give, one bu
 }
 
 function decorate(b, form) {  // the layout's pickers: a peg palette, tiles marked by a click
-  if (!b || b.query !== form.name || b.kind === "grid") return;
+  if (!b || b.query !== form.name || !ROWS.includes(b.kind)) return;
   const code = state.fields.args.find(([n]) => n === b.code);
   if (!code || !code[1].querySelector("input.word")) return;
   const text = code[1].querySelector("input.word");
