@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from pathlib import Path
 
@@ -43,7 +44,9 @@ def test_the_page_and_its_assets_come_from_the_server(client):
     page = client.get("/")
     assert page.status_code == 200
     assert "script-src 'self'" in page.headers["content-security-policy"]
-    for asset in ("/static/app.js", "/static/style.css"):
+    scripts = [f"/static/{s}" for s in re.findall(r'src="/static/([a-z]+\.js)"', page.text)]
+    assert scripts[-1] == "/static/app.js" and len(scripts) == 5
+    for asset in (*scripts, "/static/style.css"):
         r = client.get(asset)
         assert r.status_code == 200 and r.headers["x-content-type-options"] == "nosniff"
         text = r.text.replace("http://www.w3.org/2000/svg", "")  # a name, not a fetch
