@@ -64,6 +64,12 @@ def choose(page, text: str) -> None:
     page.click(f"#fields .choice[title='{text}']")
 
 
+def answered(page, game, secret, query: str, args: dict, shown) -> None:
+    """The secret's feedback to the query, pressed as its button (`shown` labels it)."""
+    choose(page, shown(sleuth.feedback(game, secret, query, args)))
+    record(page, history(page))
+
+
 def play(page, out: Path, name: str, game, secret, move, mid: int) -> None:
     """Play to the end, each move by `move(page, game, secret)`; shots at `mid` moves and
     at the end."""
@@ -81,9 +87,8 @@ def mastermind(page, game, secret) -> None:
     guess = [int(x) for x in page.text_content("#suggested").split("[")[1].rstrip("]").split(", ")]
     for colour in guess:
         page.click(f"#fields .palette [data-value='{colour}']")
-    fb = sleuth.feedback(game, secret, "guess", {"g": guess})
-    choose(page, f"black {fb['black']}, white {fb['white']}")
-    record(page, history(page))
+    answered(page, game, secret, "guess", {"g": guess},
+             lambda fb: f"black {fb['black']}, white {fb['white']}")
 
 
 def wordle(page, game, secret) -> None:
@@ -104,8 +109,7 @@ def grid(query: str, cell: str):
         settle(page, "#use-suggestion")
         page.click("#use-suggestion")
         at = int(page.input_value(f"#fields [data-name='{cell}'] :is(select, input)"))
-        choose(page, str(sleuth.feedback(game, secret, query, {cell: at})["feedback"]))
-        record(page, history(page))
+        answered(page, game, secret, query, {cell: at}, lambda fb: str(fb["feedback"]))
     return move
 
 
@@ -113,9 +117,8 @@ def ports(page, game, secret) -> None:
     settle(page, "#suggested")
     port = int(page.text_content("#suggested").split("=")[1])
     page.click(f"table.box td[data-port='{port}']")
-    fb = sleuth.feedback(game, secret, "fire", {"entry": port})
-    choose(page, f"result {fb['result']}, exit {fb['exit']}")
-    record(page, history(page))
+    answered(page, game, secret, "fire", {"entry": port},
+             lambda fb: f"result {fb['result']}, exit {fb['exit']}")
 
 
 def clue(page, game, owner) -> None:
