@@ -309,7 +309,8 @@ def test_every_strategy_is_registered():
                                "minimax", "expected-size",
                                "most-parts", "likeliest", "random", "random-consistent",
                                "ismcts",
-                               "optimal", "optimal-worst", "static", "lookahead", "tree"}
+                               "optimal", "optimal-worst", "static", "lookahead", "calibrated",
+                               "tree"}
 
 
 # ----------------------------------------------------------------------------- sleuth solve

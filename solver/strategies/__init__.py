@@ -15,6 +15,8 @@
     static         exact: the fewest queries chosen before any answer that tell every
                    secret apart (a separating set, by SAT)
     lookahead      a base score (--score) after the best second query (--depth 2)
+    calibrated     the queries each part still needs: exact for small parts, else an
+                   estimate fitted to exact solves of the game's own small sets
     tree           a saved decision tree played back (--from-tree FILE)
 
 A strategy is one class (`base.Strategy`): its `name`, its options declared as
@@ -30,6 +32,7 @@ from typing import Any
 from sleuth.compiler.api import SleuthError, did_you_mean
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies.base import Option, Scored, ScoringStrategy, Strategy, pick_by_k
+from sleuth.solver.strategies.calibrated import Calibrated
 from sleuth.solver.strategies.classic import (
     Entropy,
     ExpectedSize,
@@ -61,6 +64,7 @@ STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (
     OptimalWorst,
     Static,
     Lookahead,
+    Calibrated,
     TreePlayback,
 )}
 DEFAULT_STRATEGY = Entropy.name  # the first entry: what a command uses unless told

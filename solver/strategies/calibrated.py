@@ -1,0 +1,181 @@
+"""A calibrated look-ahead: a query scored by the queries its parts still need, exactly
+where a part is small and by an estimate fitted to exact solves where it is large.
+
+    calibrated --depth 1|2 --exact N --samples M
+
+The one-step rules score a partition by a statistic of its part sizes (entropy, the
+largest part, the number of parts), which is not the number of queries still to come;
+a two-step look-ahead that minimises such a statistic is no better an estimate
+(docs/solver.md). This strategy costs a part in queries:
+
+    cost(P) = 0                      P ends the game (the secret was asked)
+            = E*(P)                  |P| <= exact: the least total of an optimal tree for
+                                     P, solved by the exact search (optimal_search.py)
+            = E(|P|)                 else: the estimate of that total for a part of |P|
+
+E is calibrated on the game itself, before play: `samples` sets are drawn as the
+parts one and two random queries make of every secret (seeded), each of at most
+CALIBRATE secrets is solved exactly, and the mean total per size n is kept for the
+sizes seen; above them E(n) = n (a + b log2 n), fitted by least squares to every solve
+(the queries still needed per secret grow as the log of the part, at a rate the
+game's branching sets). E never falls below the search's lower bound for n.
+
+Depth 1 scores a query by the sum of its parts' costs; depth 2 costs each part that
+is larger than `exact` as its size (one more query each) plus the least depth-1 score
+a second query reaches on it, with every part of that second split costed by E of its
+size. Least is best; ties by rule K. Uniform beliefs and deterministic feedback only;
+one query per orbit where the game has symmetries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sleuth.compiler.api import SleuthError
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.strategies.base import ListedStrategy, Option, Scored, pick_by_k
+from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+
+CALIBRATE = 48  # the largest set solved exactly to calibrate the estimate
+
+
+class Calibrated(ListedStrategy):
+    name = "calibrated"
+    depth = Option(int, 2, "queries looked ahead (1: each part costed at once)", minimum=1,
+                   maximum=2)
+    exact = Option(int, 8, "parts of at most this many secrets are costed by the exact "
+                   "search", minimum=1, maximum=64)
+    samples = Option(int, 200, "sets solved exactly to calibrate the estimate", minimum=10)
+
+    def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
+        super().__init__(candidates, seed, **options)
+        game = candidates.game
+        if game.model.prior is not None or any(not b.deterministic
+                                                for b in candidates.blocks):
+            raise SleuthError("calibrated needs a uniform prior and deterministic feedback",
+                              hint="use entropy")
+        self.search = OptimalSearch(candidates)
+        self.table = self.search.table
+        self.search.symmetry = None  # small sets: a stabiliser each costs more than it saves
+        self.exact_costs: dict[bytes, int] = {}
+        self.fit, self.per_size = self._calibrate(seed)
+        self.estimate = self._estimates(game.hypotheses.size)
+
+    # -- calibration
+
+    def _calibrate(self, seed: int) -> tuple[tuple[float, float], dict[int, float]]:
+        """(a, b) of E(n) = n (a + b log2 n), and the mean exact total per size seen."""
+        rng = np.random.default_rng([seed, 0xCA1])
+        t, everyone = self.table, np.arange(self.candidates.game.hypotheses.size)
+        sets: dict[bytes, np.ndarray] = {}
+        tries = 0
+        while len(sets) < self.samples and tries < 50 * self.samples:
+            tries += 1
+            hyps = everyone
+            for _ in range(int(rng.integers(1, 4))):  # one to three random queries deep
+                q = int(rng.integers(len(t.queries)))
+                row = t.codes[q, hyps]
+                going = [c for c in np.unique(row).tolist() if not t.stops[q, c]]
+                if not going:
+                    break
+                hyps = hyps[row == going[int(rng.integers(len(going)))]]
+                if len(hyps) <= CALIBRATE:
+                    break
+            if 1 <= len(hyps) <= CALIBRATE:
+                sets.setdefault(hyps.tobytes(), hyps)
+        sizes, totals = [], []
+        for hyps in sets.values():
+            sizes.append(len(hyps))
+            totals.append(self.exact_cost(hyps))
+        if len(set(sizes)) < 2:
+            raise SleuthError("calibrated found too few small sets to fit its estimate",
+                              hint="use entropy, or more samples")
+        n, e = np.array(sizes, dtype=float), np.array(totals, dtype=float)
+        a, b = np.linalg.lstsq(np.stack([np.ones_like(n), np.log2(n)], axis=1), e / n,
+                               rcond=None)[0]
+        per_size = {int(k): float(e[n == k].mean()) for k in np.unique(n)}
+        return (float(a), float(b)), per_size
+
+    def _estimates(self, size: int) -> np.ndarray:
+        """E(n) for n = 0..size: the mean of the exact solves where sizes were seen, the
+        fit above them, never below the search's lower bound."""
+        n = np.arange(size + 1, dtype=float)
+        a, b = self.fit
+        out = n * (a + b * np.log2(np.maximum(n, 1)))
+        for k, mean in self.per_size.items():
+            out[k] = mean
+        out[0] = 0.0
+        return np.maximum(out, self.search.lb_total[:size + 1].astype(float))
+
+    def exact_cost(self, hyps: np.ndarray) -> int:
+        """The least total of an optimal tree for the set (kept)."""
+        key = np.sort(hyps).tobytes()
+        if key not in self.exact_costs:
+            got = self.search.solve(np.sort(hyps), None, NO_TREE - 1)
+            if not isinstance(got, tuple):
+                raise SleuthError("no sequence of queries finishes a set of secrets",
+                                  hint="these hypotheses may be indistinguishable")
+            self.exact_costs[key] = int(got[0])
+        return self.exact_costs[key]
+
+    # -- scoring
+
+    def split_cost(self, counts: np.ndarray) -> np.ndarray:
+        """Per query (rows): the estimated total its parts still need, by size alone."""
+        return np.where(self.table.stops, 0.0, self.estimate[counts]).sum(axis=1)
+
+    def part_cost(self, part: np.ndarray) -> float:
+        """A part that goes on: exact when small, else (depth 2) one more query each and
+        the best second split, or (depth 1) the estimate for its size."""
+        if len(part) <= self.exact:
+            return float(self.exact_cost(part))
+        if self.depth == 1:
+            return float(self.estimate[len(part)])
+        counts = self.table.counts(part)
+        second = self.split_cost(counts)
+        going = np.where(self.table.stops, 0, counts)
+        second[going.max(axis=1) == len(part)] = np.inf  # no progress
+        return len(part) + float(second.min())
+
+    def choose(self, belief: AnyBelief) -> Query:
+        belief = self.prepared(belief)
+        hyps = np.sort(belief.index).astype(np.int64)
+        t = self.table
+        counts = t.counts(hyps)
+        going = np.where(t.stops, 0, counts)
+        useful = going.max(axis=1) < len(hyps)
+        if t.symmetry is not None:
+            useful &= t.symmetry.representatives(t.symmetry.stabiliser(hyps))
+        scores = np.full(len(t.queries), np.inf)
+        kept: dict[bytes, float] = {}
+        for i in np.flatnonzero(useful).tolist():
+            row = t.codes[i, hyps]
+            total = 0.0
+            for c in np.flatnonzero(going[i]).tolist():
+                part = hyps[row == c]
+                key = part.tobytes()
+                if key not in kept:
+                    kept[key] = self.part_cost(part)
+                total += kept[key]
+            scores[i] = total
+        offset, scored = 0, []
+        for block in self.candidates.blocks:
+            allowed = self.candidates.allowed(block, belief)
+            s = scores[offset + allowed]
+            keep = np.isfinite(s)
+            scored.append(Scored(block, allowed[keep], s[keep], None))
+            offset += len(block.ranks)
+        scored = [s for s in scored if len(s.positions)]
+        if not scored:
+            raise SleuthError(f"no allowed query splits the {belief.size:,} hypotheses left",
+                              hint="these hypotheses may be indistinguishable by any query")
+        best = min(float(s.scores.min()) for s in scored)
+        tol = 1e-9 * max(1.0, abs(best))
+        tied = [Scored(s.block, s.positions[k], s.scores[k], None) for s in scored
+                if len(k := np.flatnonzero(s.scores <= best + tol))]
+        return pick_by_k(self.candidates, tied, belief)
+
+
+__all__ = ["CALIBRATE", "Calibrated"]

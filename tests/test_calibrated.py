@@ -1,0 +1,109 @@
+"""The calibrated look-ahead (solver/strategies/calibrated.py): with every part costed
+exactly it is the optimum, its part costs are the exact search's where small and the
+fitted estimate's above, and on MM(4,6) it lands between the best one-step rule and the
+optimum (slow)."""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+
+import numpy as np
+import pytest
+
+from sleuth.compiler import SleuthError, load_game
+from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies import make_strategy
+from tests.conftest import ROOT
+
+MM = ROOT / "specs" / "mastermind.yaml"
+
+
+def total(game, name: str, **options) -> int:
+    return evaluate_strategy(game, make_strategy(name, Candidates(game), **options),
+                             "t").total
+
+
+def brute_least_total(codes: np.ndarray, stops: np.ndarray, hyps: tuple[int, ...]) -> int:
+    """Written here: the least total number of queries that finishes every secret of
+    `hyps`, trying every query at every set (no bound, no symmetry)."""
+
+    @cache
+    def least(s: tuple[int, ...]) -> int:
+        best = None
+        for q in range(codes.shape[0]):
+            row = codes[q, list(s)]
+            if len(set(row.tolist())) == 1 and not stops[q, row[0]]:
+                continue  # no progress
+            cost = len(s)
+            for c in set(row.tolist()):
+                if not stops[q, c]:
+                    cost += least(tuple(h for h, x in zip(s, row, strict=True) if x == c))
+            best = cost if best is None else min(best, cost)
+        return best
+
+    return least(tuple(hyps))
+
+
+def test_every_part_costed_exactly_is_the_optimum():
+    """exact >= every set: each query is scored by its parts' exact totals, so each choice
+    is an optimal one; MM(2,4) and MM(3,3) against `optimal`."""
+    for pegs, colours in ((2, 4), (3, 3)):
+        game = load_game(MM, {"pegs": pegs, "colours": colours})
+        n = game.hypotheses.size
+        best = total(game, "optimal")
+        assert total(game, "calibrated", depth=1, exact=min(n, 64), samples=10) == best
+
+
+def test_part_costs_are_exact_where_small_and_estimated_above():
+    game = load_game(MM, {"pegs": 3, "colours": 3})
+    s = make_strategy("calibrated", Candidates(game), exact=4, samples=40)
+    t = s.table
+    rng = np.random.default_rng(5)
+    for _ in range(12):
+        hyps = np.sort(rng.choice(game.hypotheses.size, size=int(rng.integers(1, 5)),
+                                  replace=False))
+        want = brute_least_total(t.codes, t.stops, tuple(hyps.tolist()))
+        assert s.exact_cost(hyps) == want and s.part_cost(hyps) == want
+    big = np.arange(20)
+    counts = t.counts(big)
+    second = np.where(t.stops, 0.0, s.estimate[counts]).sum(axis=1)
+    going = np.where(t.stops, 0, counts)
+    second[going.max(axis=1) == 20] = np.inf
+    assert s.part_cost(big) == pytest.approx(20 + second.min())
+    # the estimate: the mean exact total per size seen, the fit above, never below the
+    # search's lower bound, and as deterministic as the seed
+    for k, mean in s.per_size.items():
+        assert s.estimate[k] == pytest.approx(max(mean, s.search.lb_total[k]))
+    assert np.all(s.estimate >= s.search.lb_total[:len(s.estimate)])
+    again = make_strategy("calibrated", Candidates(game), exact=4, samples=40)
+    assert again.fit == s.fit and again.per_size == s.per_size
+
+
+def test_options_and_refusals():
+    game = load_game(MM, {"pegs": 2, "colours": 3})
+    with pytest.raises(SleuthError, match="depth"):
+        make_strategy("calibrated", Candidates(game), depth=3)
+    liar = load_game(ROOT / "specs" / "noisy-guess-who.yaml")
+    with pytest.raises(SleuthError):
+        make_strategy("calibrated", Candidates(liar))
+
+
+@pytest.mark.slow  # 11 s and 21 s
+def test_mm46_between_the_best_one_step_rule_and_the_optimum():
+    """MM(4,6): most-parts 5,668 is the best one-step rule, 5,625 the optimum."""
+    game = load_game(MM)
+    one, two = total(game, "calibrated", depth=1), total(game, "calibrated")
+    assert 5625 <= two <= one <= 5650
+
+
+def test_a_brute_force_of_the_test_agrees_with_the_optimal_search():
+    """The brute force above against the exact search, on every set of up to 3 of
+    MM(2,3)'s codes."""
+    game = load_game(MM, {"pegs": 2, "colours": 3})
+    s = make_strategy("calibrated", Candidates(game), samples=10)
+    for k in (1, 2, 3):
+        for hyps in itertools.combinations(range(game.hypotheses.size), k):
+            assert s.exact_cost(np.array(hyps)) == brute_least_total(
+                s.table.codes, s.table.stops, hyps)
