@@ -35,7 +35,8 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
-from sleuth.solver.strategies.base import ListedStrategy, Option, Scored, pick_by_k
+from sleuth.solver.strategies.base import ListedStrategy, Option
+from sleuth.solver.strategies.lookahead import least_by_k
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 CALIBRATE = 48  # the largest set solved exactly to calibrate the estimate
@@ -160,22 +161,7 @@ class Calibrated(ListedStrategy):
                     kept[key] = self.part_cost(part)
                 total += kept[key]
             scores[i] = total
-        offset, scored = 0, []
-        for block in self.candidates.blocks:
-            allowed = self.candidates.allowed(block, belief)
-            s = scores[offset + allowed]
-            keep = np.isfinite(s)
-            scored.append(Scored(block, allowed[keep], s[keep], None))
-            offset += len(block.ranks)
-        scored = [s for s in scored if len(s.positions)]
-        if not scored:
-            raise SleuthError(f"no allowed query splits the {belief.size:,} hypotheses left",
-                              hint="these hypotheses may be indistinguishable by any query")
-        best = min(float(s.scores.min()) for s in scored)
-        tol = 1e-9 * max(1.0, abs(best))
-        tied = [Scored(s.block, s.positions[k], s.scores[k], None) for s in scored
-                if len(k := np.flatnonzero(s.scores <= best + tol))]
-        return pick_by_k(self.candidates, tied, belief)
+        return least_by_k(self.candidates, belief, scores)
 
 
 __all__ = ["CALIBRATE", "Calibrated"]

@@ -47,6 +47,28 @@ def statistic(counts: np.ndarray, score: str) -> np.ndarray:
     return -(counts > 0).sum(axis=1).astype(float)
 
 
+def least_by_k(candidates: Candidates, belief: AnyBelief, scores: np.ndarray) -> Query:
+    """The allowed query of least score (one score per query of the candidates' blocks,
+    in order; inf: not scored), ties by rule K."""
+    offset, scored = 0, []
+    for block in candidates.blocks:
+        allowed = candidates.allowed(block, belief)
+        s = scores[offset + allowed]
+        keep = np.isfinite(s)
+        scored.append(Scored(block, allowed[keep], s[keep], None))
+        offset += len(block.ranks)
+    scored = [s for s in scored if len(s.positions)]
+    if not scored:
+        raise SleuthError(f"no allowed query splits the {belief.size:,} hypotheses left "
+                          "(every query's score is infinite)",
+                          hint="these hypotheses may be indistinguishable by any query")
+    best = min(float(s.scores.min()) for s in scored)
+    tol = 1e-9 * max(1.0, abs(best))
+    tied = [Scored(s.block, s.positions[t], s.scores[t], None) for s in scored
+            if len(t := np.flatnonzero(s.scores <= best + tol))]
+    return pick_by_k(candidates, tied, belief)
+
+
 class Lookahead(ListedStrategy):
     name = "lookahead"
     depth = Option(int, 2, "queries looked ahead (1: the base score itself)", minimum=1,
@@ -76,23 +98,7 @@ class Lookahead(ListedStrategy):
         first = statistic(counts, self.score)
         allowed = None if self.rules is None else self.rules.of_belief(belief)
         scores = first if self.depth == 1 else self.two_step(hyps, counts, allowed)
-        offset, scored = 0, []
-        for block in self.candidates.blocks:
-            allowed = self.candidates.allowed(block, belief)
-            s = scores[offset + allowed]
-            keep = np.isfinite(s)
-            scored.append(Scored(block, allowed[keep], s[keep], None))
-            offset += len(block.ranks)
-        scored = [s for s in scored if len(s.positions)]
-        if not scored:
-            raise SleuthError(f"no allowed query splits the {belief.size:,} hypotheses left "
-                              "(every query's score is infinite)",
-                              hint="these hypotheses may be indistinguishable by any query")
-        best = min(float(s.scores.min()) for s in scored)
-        tol = 1e-9 * max(1.0, abs(best))
-        tied = [Scored(s.block, s.positions[t], s.scores[t], None) for s in scored
-                if len(t := np.flatnonzero(s.scores <= best + tol))]
-        return pick_by_k(self.candidates, tied, belief)
+        return least_by_k(self.candidates, belief, scores)
 
     def two_step(self, hyps: np.ndarray, counts: np.ndarray,
                  allowed: Mask = None) -> np.ndarray:
@@ -128,4 +134,4 @@ class Lookahead(ListedStrategy):
         return out
 
 
-__all__ = ["SCORES", "Lookahead", "statistic"]
+__all__ = ["SCORES", "Lookahead", "least_by_k", "statistic"]
