@@ -36,7 +36,7 @@ import numpy as np
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
-from sleuth.solver.strategies.lookahead import least_by_k
+from sleuth.solver.strategies.lookahead import least_by_k, require_uniform
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 CALIBRATE = 48  # the largest set solved exactly to calibrate the estimate
@@ -52,17 +52,12 @@ class Calibrated(ListedStrategy):
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
-        game = candidates.game
-        if game.model.prior is not None or any(not b.deterministic
-                                                for b in candidates.blocks):
-            raise SleuthError("calibrated needs a uniform prior and deterministic feedback",
-                              hint="use entropy")
-        self.search = OptimalSearch(candidates)
+        require_uniform(candidates, self.name)
+        self.search = OptimalSearch(candidates)  # its memo keeps every exact solve
         self.table = self.search.table
         self.search.symmetry = None  # small sets: a stabiliser each costs more than it saves
-        self.exact_costs: dict[bytes, int] = {}
         self.fit, self.per_size = self._calibrate(seed)
-        self.estimate = self._estimates(game.hypotheses.size)
+        self.estimate = self._estimates(candidates.game.hypotheses.size)
 
     # -- calibration
 
@@ -111,15 +106,12 @@ class Calibrated(ListedStrategy):
         return np.maximum(out, self.search.lb_total[:size + 1].astype(float))
 
     def exact_cost(self, hyps: np.ndarray) -> int:
-        """The least total of an optimal tree for the set (kept)."""
-        key = np.sort(hyps).tobytes()
-        if key not in self.exact_costs:
-            got = self.search.solve(np.sort(hyps), None, NO_TREE - 1)
-            if not isinstance(got, tuple):
-                raise SleuthError("no sequence of queries finishes a set of secrets",
-                                  hint="these hypotheses may be indistinguishable")
-            self.exact_costs[key] = int(got[0])
-        return self.exact_costs[key]
+        """The least total of an optimal tree for the set (the search's memo keeps it)."""
+        got = self.search.solve(np.sort(hyps), None, NO_TREE - 1)
+        if not isinstance(got, tuple):
+            raise SleuthError("no sequence of queries finishes a set of secrets",
+                              hint="these hypotheses may be indistinguishable")
+        return int(got[0])
 
     # -- scoring
 

@@ -47,6 +47,14 @@ def statistic(counts: np.ndarray, score: str) -> np.ndarray:
     return -(counts > 0).sum(axis=1).astype(float)
 
 
+def require_uniform(candidates: Candidates, name: str) -> None:
+    """The look-aheads' refusal: a uniform prior and deterministic feedback only."""
+    if candidates.game.model.prior is not None or any(not b.deterministic
+                                                      for b in candidates.blocks):
+        raise SleuthError(f"{name} needs a uniform prior and deterministic feedback",
+                          hint="use entropy")
+
+
 def least_by_k(candidates: Candidates, belief: AnyBelief, scores: np.ndarray) -> Query:
     """The allowed query of least score (one score per query of the candidates' blocks,
     in order; inf: not scored), ties by rule K."""
@@ -78,11 +86,7 @@ class Lookahead(ListedStrategy):
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
-        game = candidates.game
-        if game.model.prior is not None or any(not b.deterministic
-                                                for b in candidates.blocks):
-            raise SleuthError("lookahead needs a uniform prior and deterministic feedback",
-                              hint="use entropy")
+        require_uniform(candidates, self.name)
         self.table = OutcomeTable(candidates)
         self.symmetry = self.table.symmetry
         # under a `history` rule the second query is one the rule allows after the first
@@ -134,4 +138,4 @@ class Lookahead(ListedStrategy):
         return out
 
 
-__all__ = ["SCORES", "Lookahead", "least_by_k", "statistic"]
+__all__ = ["SCORES", "Lookahead", "least_by_k", "require_uniform", "statistic"]
