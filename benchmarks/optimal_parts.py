@@ -44,9 +44,9 @@ def root(search: OptimalSearch) -> tuple[int, int, list[int]]:
     feedback codes of its parts that go on, largest part first."""
     hyps = np.arange(search.game.hypotheses.size, dtype=np.int64)
     stab = None if search.symmetry is None else search.symmetry.stabiliser(hyps)
-    order, *_ = search.ordered(hyps, None, stab)
-    q = order[0]
-    row = search.codes[q]
+    order, *_, tried = search.ordered(hyps, None, stab)
+    q = int(tried[order[0]])
+    row = search.table.row(q, hyps)
     codes = [c for c in np.unique(row).tolist() if not search.stops[q, c]]
     return q, len(order), sorted(codes, key=lambda c: -int((row == c).sum()))
 
@@ -54,7 +54,8 @@ def root(search: OptimalSearch) -> tuple[int, int, list[int]]:
 def solve(spec: str, overrides: dict, q: int, code: int) -> dict:
     """One part's proven optimum (a worker's task)."""
     search = _search(spec, overrides)
-    hyps = np.flatnonzero(search.codes[q] == code).astype(np.int64)
+    everyone = np.arange(search.game.hypotheses.size, dtype=np.int64)
+    hyps = everyone[search.table.row(q, everyone) == code]
     start, before = time.perf_counter(), search.nodes
     total, worst, _ = search.solve(hyps, None, NO_TREE - 1)
     return {"code": code, "secrets": len(hyps), "total": total, "worst": worst,

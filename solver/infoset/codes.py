@@ -53,6 +53,10 @@ class CodeMatrix:
     data: np.ndarray  # (hypotheses, queries)
     book: np.ndarray
 
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
     def cut(self, index: np.ndarray, positions: np.ndarray, queries: int) -> np.ndarray:
         """Labels (len(index), len(positions))."""
         if len(positions) == queries:
@@ -68,7 +72,7 @@ class RowCache:
         hyps, queries = len(tree.parent), first.shape[1]
         self.first_of = np.full(hyps, -1, dtype=np.int64)
         self.first_of[tree.firsts] = np.arange(len(tree.firsts))
-        self.first = first
+        self.first, self.dtype = first, first.dtype
         self.slab = np.empty((capacity, queries), dtype=first.dtype)
         self.slot = np.full(hyps, -1, dtype=np.int64)
         self.owner = np.full(capacity, -1, dtype=np.int64)

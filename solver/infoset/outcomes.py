@@ -4,12 +4,16 @@ searches (optimal, look-ahead) work from."""
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sleuth.compiler.api import BudgetError, option
 from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
+
+if TYPE_CHECKING:
+    from sleuth.solver.infoset.outcome_rows import OutcomeRows
 
 SPARSE_CODES = 1 << 20  # codes above this are renumbered: (queries x codes) tables stay small
 
@@ -26,7 +30,7 @@ class OutcomeTable:
         game = candidates.game
         everyone = np.arange(game.hypotheses.size, dtype=np.int64)
         blocks = candidates.blocks
-        need = candidates.size * game.hypotheses.size * 8
+        need = dense_bytes(candidates)
         if need > game.budget.memory_bytes:
             raise BudgetError(
                 f"the exact searches hold every query's code on every hypothesis: "
@@ -55,11 +59,20 @@ class OutcomeTable:
         self.symmetry = (detect(game, self.codes, blocks[0].ranks)
                          if len(blocks) == 1 and blocks[0].secret_like else None)
 
-    def counts(self, hyps: np.ndarray) -> np.ndarray:
-        """Part sizes (queries x codes) of the hypotheses `hyps` under every query."""
+    def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
+        """Part sizes (queries x codes) of the hypotheses `hyps` under the queries (None:
+        every one)."""
+        if queries is not None:
+            flat = (self.codes[np.ix_(queries, hyps)] + self.offsets[:len(queries)]).ravel()
+            return np.bincount(flat, minlength=len(queries) * self.ncodes).reshape(
+                len(queries), self.ncodes)
         q = len(self.queries)
         flat = (self.codes[:, hyps] + self.offsets).ravel()
         return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
+
+    def row(self, q: int, hyps: np.ndarray) -> np.ndarray:
+        """Query q's codes on `hyps`."""
+        return self.codes[q, hyps]
 
     @cached_property
     def small(self) -> np.ndarray:
@@ -93,4 +106,23 @@ class OutcomeTable:
         return distinct_rows(self.small, hyps, self.stops, active)
 
 
-__all__ = ["OutcomeTable"]
+def dense_bytes(candidates: Candidates) -> int:
+    """What the dense table of a game takes."""
+    return candidates.size * candidates.game.hypotheses.size * 8
+
+
+def searched_table(candidates: Candidates) -> OutcomeTable | OutcomeRows:
+    """The table an exact search works from: the dense one when it fits the memory
+    budget, else codes made on demand (outcome_rows.py) when the game allows them."""
+    from sleuth.solver.infoset.outcome_rows import OutcomeRows, too_large
+
+    need = dense_bytes(candidates)
+    if need <= candidates.game.budget.memory_bytes:
+        return OutcomeTable(candidates)
+    rows = OutcomeRows.make(candidates)
+    if rows is None:
+        raise too_large(candidates, need)
+    return rows
+
+
+__all__ = ["OutcomeTable", "dense_bytes", "searched_table"]

@@ -31,8 +31,6 @@ from sleuth.compiler.api import (
     Game,
     SleuthError,
     answer_matrix,
-    interpret,
-    ir,
     option,
     show_value,
 )
@@ -47,6 +45,7 @@ from sleuth.solver.infoset.codes import (
 )
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.secretlike import can_be_secret, same_domain, secret_ranks
+from sleuth.solver.infoset.stopping import Stopper, has_stop
 
 if TYPE_CHECKING:
     from sleuth.solver.infoset.belief import Belief
@@ -97,38 +96,6 @@ class Block:
 
 
 AnyBelief = InformationSet  # the name strategies and evaluation have used
-
-
-class Stopper:
-    """Whether a query's feedback (by code) satisfies the goal's `stop_when`."""
-
-    def __init__(self, game: Game):
-        self.game = game
-        self.cache: dict[tuple[str, int, int], bool] = {}
-
-    def __call__(self, query: Query, code: int) -> bool:
-        action = self.game.model.action(query.action)
-        if action.stop_when is None:
-            return False
-        rank = query.rank if _uses_args(action.stop_when) else -1
-        key = (query.action, rank, code)
-        if key not in self.cache:
-            env = dict(self.game.space(query.action).value(rank)) if rank >= 0 else {}
-            feedback = self.game.coder(query.action).decode(code)
-            for name, uid, _ in action.feedback or []:
-                env[uid] = feedback[name]
-            self.cache[key] = bool(interpret(action.stop_when, env))
-        return self.cache[key]
-
-
-def _uses_args(node: ir.Node) -> bool:
-    if isinstance(node, ir.Name) and node.ref is not None and node.ref[0] == "arg":
-        return True
-    return any(_uses_args(c) for c in ir.children(node))
-
-
-def has_stop(game: Game) -> bool:
-    return any(q.stop_when is not None for q in game.model.queries)
 
 
 class Candidates:

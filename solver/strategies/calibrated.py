@@ -72,7 +72,7 @@ class Calibrated(ListedStrategy):
             hyps = everyone
             for _ in range(int(rng.integers(1, 4))):  # one to three random queries deep
                 q = int(rng.integers(len(t.queries)))
-                row = t.codes[q, hyps]
+                row = t.row(q, hyps)
                 going = [c for c in np.unique(row).tolist() if not t.stops[q, c]]
                 if not going:
                     break
@@ -144,7 +144,7 @@ class Calibrated(ListedStrategy):
         scores = np.full(len(t.queries), np.inf)
         kept: dict[bytes, float] = {}
         for i in np.flatnonzero(useful).tolist():
-            row = t.codes[i, hyps]
+            row = t.row(i, hyps)
             total = 0.0
             for c in np.flatnonzero(going[i]).tolist():
                 part = hyps[row == c]

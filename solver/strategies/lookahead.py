@@ -120,7 +120,7 @@ class Lookahead(ListedStrategy):
         out = np.full(q, np.inf)
         best_of: dict[Any, float] = {}
         for i in np.flatnonzero(useful).tolist():
-            row = t.codes[i, hyps]
+            row = t.row(i, hyps)
             values = []
             for c in np.flatnonzero(going[i]).tolist():
                 part = hyps[row == c]

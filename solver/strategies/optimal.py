@@ -104,7 +104,7 @@ class Optimal(ListedStrategy):
         if self.worst_first and hyps.tobytes() not in self.plan:
             # the children's depth budget, for the calls that follow
             depth = self.budgets[self.search.key(hyps, None, allowed)]
-            row, stops = self.search.codes[q, hyps], self.search.stops[q]
+            row, stops = self.search.table.row(q, hyps), self.search.stops[q]
             for c in np.unique(row).tolist():
                 if not stops[c]:
                     after = self.search.allowed_after(allowed, q, c)

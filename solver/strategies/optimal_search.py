@@ -41,7 +41,7 @@ import numpy as np
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
-from sleuth.solver.infoset.outcomes import OutcomeTable
+from sleuth.solver.infoset.outcomes import searched_table
 from sleuth.solver.infoset.queries import Candidates, has_stop
 from sleuth.solver.strategies.base import require_optimal
 from sleuth.solver.strategies.optimal_bounds import external as _external
@@ -60,9 +60,9 @@ class OptimalSearch:
         require_optimal(candidates)
         self.game = game
         self.stop_game = has_stop(game)
-        table = OutcomeTable(candidates)
+        table = searched_table(candidates)  # dense, or made on demand (outcome_rows.py)
         self.table = table
-        self.queries, self.codes, self.stops = table.queries, table.codes, table.stops
+        self.queries, self.stops = table.queries, table.stops
         self.symmetry = table.symmetry
         # `history` rules: a set carries the queries still allowed (history.py), and a
         # symmetry would have to keep those too: none is used
@@ -83,7 +83,7 @@ class OptimalSearch:
         # class, and a set within one class is over; `alike` is the largest class
         self.signature, self.alike = None, 1
         if game.model.until_indistinguishable and len(self.queries):
-            _, sig, sizes = np.unique(self.codes.T, axis=0, return_inverse=True,
+            _, sig, sizes = np.unique(table.codes.T, axis=0, return_inverse=True,
                                       return_counts=True)
             self.signature, self.alike = sig.ravel(), int(sizes.max())
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
@@ -101,10 +101,16 @@ class OptimalSearch:
         depth = np.zeros(size + 1, dtype=np.int64)
         if not self.queries:
             return total, depth
-        counts = self.table.counts(np.arange(size, dtype=np.int64))
+        # every query's parts of the whole set; one query per orbit gives the same maxima
+        root = None
+        if self.symmetry is not None:
+            everyone = self.symmetry.stabiliser(np.arange(size, dtype=np.int64))
+            root = np.flatnonzero(self.symmetry.representatives(everyone))
+        counts = self.table.counts(np.arange(size, dtype=np.int64), root)
+        stops = self.stops if root is None else self.stops[root]
         if self.stop_game:
-            stopped = np.where(self.stops, counts, 0).max(axis=1)
-            branches = int(((counts > 0) & ~self.stops).sum(axis=1).max())
+            stopped = np.where(stops, counts, 0).max(axis=1)
+            branches = int(((counts > 0) & ~stops).sum(axis=1).max())
             if stopped.max() <= 1 and branches >= 1:
                 for n in range(1, size + 1):
                     total[n], depth[n] = _fill(n, branches)
@@ -180,13 +186,13 @@ class OptimalSearch:
 
     def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
                 stab: np.ndarray | None, active: np.ndarray, allowed: Mask) -> tuple | None:
-        order, lbq, lbw, krank, going = self.ordered(hyps, depth, stab, active)
+        order, lbq, lbw, krank, going, tried = self.ordered(hyps, depth, stab, active)
         best: tuple | None = None
         for i in order:
             if lbq[i] > bound or (best is not None and
                                   (lbq[i], lbw[i], krank[i]) >= best[:3]):
                 break
-            q = int(active[i])
+            q = int(tried[i])
             tree = self._try(hyps, q, going[i], depth,
                              bound if best is None else min(bound, best[0]),
                              None if stab is None else self.symmetry.fixing(stab, q), active,
@@ -221,12 +227,14 @@ class OptimalSearch:
             return (self.secret_of >= 0) & inside[np.maximum(self.secret_of, 0)]
         return (self.table.counts(hyps) * self.stops).sum(axis=1) > 0
 
-    def floor(self, hyps: np.ndarray, active: np.ndarray,
-              allowed: Mask = None) -> tuple[int, int]:
+    def floor(self, hyps: np.ndarray, active: np.ndarray, allowed: Mask = None,
+              stab: np.ndarray | None = None) -> tuple[int, int]:
         """Lower bounds on the total and the depth of any tree for `hyps`, one query deeper
         than the size bounds: the least, over the useful queries, of the size bounds of
         their parts (plus the query). Kept per set. `active`: the queries that part
-        `hyps` in every way any query does; `allowed`: those a history rule allows."""
+        `hyps` in every way any query does; `allowed`: those a history rule allows;
+        `stab`: symmetries that map `hyps` onto itself (one query per orbit is scanned:
+        the others give the same bounds)."""
         n = len(hyps)
         if n <= 2 or self.terminal(hyps):
             return int(self.lb_total[n]), int(self.lb_worst[n])
@@ -237,6 +245,8 @@ class OptimalSearch:
                   else self.all_allowed)
             if mask_of(allowed) is not None:
                 ok = ok & mask_of(allowed)
+            if stab is not None:
+                active = active[self.symmetry.representatives(stab)[active]]
             got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
                                           ok, NO_TREE)
             if self.rules is not None and self.rules.timed:  # a query that waits a turn
@@ -254,16 +264,18 @@ class OptimalSearch:
     def ordered(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None,
                 active: np.ndarray | None = None) -> tuple:
         """The useful queries at `hyps` in the order they are tried (by the lower bounds
-        of their total and depth, then tie-break K), with those bounds, K's ranks and
-        each one's going part sizes: (order, lbq, lbw, krank, going), all positions in
-        `active` (the queries searched; None: all)."""
+        of their total and depth, then tie-break K), with those bounds, K's ranks, each
+        one's going part sizes and the queries scored: (order, lbq, lbw, krank, going,
+        tried), all positions in `tried`: those of `active` (the queries searched; None:
+        all) that are the first of their orbit under `stab`, the symmetries that map
+        `hyps` onto itself (the others are never scored)."""
         q = len(self.queries)
         active = self.all_queries if active is None else active
+        if stab is not None:
+            active = active[self.symmetry.representatives(stab)[active]]
         going, useful, lbq, lbw, possible = self.scores(hyps, active)
         if self.rules is not None and self.rules.timed:
             useful |= self.waits(hyps, going)
-        if stab is not None:  # one query per orbit of the stabiliser of `hyps`
-            useful &= self.symmetry.representatives(stab)[active]
         krank = np.where(possible, 0, q) + active
         if depth is not None:
             useful &= lbw <= depth
@@ -271,7 +283,7 @@ class OptimalSearch:
         order = order[useful[order]].tolist()
         if self.top:
             order = order[:self.top]
-        return order, lbq, lbw, krank, going
+        return order, lbq, lbw, krank, going, active
 
     def waits(self, hyps: np.ndarray, going: np.ndarray) -> np.ndarray:
         """When the feedback reads the turn, a query that tells nothing now is still a
@@ -298,7 +310,7 @@ class OptimalSearch:
             got = self.memo[self.key(here, d, ok)]
             out[here.tobytes()] = got
             q = got[2]
-            row, stops = self.codes[q, here], self.stops[q]
+            row, stops = self.table.row(q, here), self.stops[q]
             for c in np.unique(row).tolist():
                 if not stops[c]:
                     stack.append((here[row == c], None if d is None else d - 1,
@@ -314,7 +326,7 @@ class OptimalSearch:
              allowed: Mask) -> tuple[int, int] | None:
         """The best tree under query `q`, if its total is at most `limit`. `active`: the
         queries that part `hyps` in every way any query does."""
-        row = self.codes[q, hyps]
+        row = self.table.row(q, hyps)
         labels = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
         parts = [hyps[row == c] for c in labels]  # largest first
         oks = [self.allowed_after(allowed, q, c) for c in labels]
@@ -328,7 +340,7 @@ class OptimalSearch:
             return None
         for j, part in enumerate(parts):
             low, deep = self.floor(part, active if self.rules is None else
-                                   self.searched(part, None, oks[j]), oks[j])
+                                   self.searched(part, None, oks[j]), oks[j], stab)
             low = max(low, self.known(part, child_depth, oks[j]))
             rest += low - lows[j]
             lows[j] = low

@@ -44,7 +44,7 @@ def try_parts(recipe: Recipe, hyps: np.ndarray, query: int, codes: list[int],
     and the information sets this task searched."""
     search: OptimalSearch = recipe.build()[1].search
     before = search.nodes
-    row = search.codes[query, hyps]
+    row = search.table.row(query, hyps)
     parts = sorted((hyps[row == c] for c in codes), key=len, reverse=True)
     child = None if depth is None else depth - 1
     total, worst = 0, 0
@@ -79,13 +79,13 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         return (0, 0, -1), {}
     n = len(hyps)
     stab = None if search.symmetry is None else search.symmetry.stabiliser(hyps)
-    order, lbq, lbw, krank, going = search.ordered(hyps, depth, stab)
+    order, lbq, lbw, krank, going, scored = search.ordered(hyps, depth, stab)
     if not order:
         return None, {}
     child = None if depth is None else depth - 1
     # The first query: its parts in parallel, largest first, each solved exactly.
-    i = order[0]  # (ordered over all queries: a position is the query's index)
-    row = search.codes[i, hyps]
+    i = order[0]  # a position in `scored`
+    row = search.table.row(int(scored[i]), hyps)
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
     got = workers.map(solve_part, [(recipe, p, child, NO_TREE - 1) for p in parts])
@@ -93,7 +93,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     best: tuple | None = None
     plan: dict[bytes, tuple] = {}
     if (tree := _joined(n, got)) is not None:
-        best, plan = (*tree, int(krank[i]), i), _merged(got)
+        best, plan = (*tree, int(krank[i]), int(scored[i])), _merged(got)
     # Every other query that could beat or tie it: its parts dealt into one group per
     # worker, each group tried in turn with the running limit, against that total.
     rest = [j for j in order[1:] if best is None or (lbq[j], lbw[j], krank[j]) < best[:3]]
@@ -104,7 +104,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         dealt = groups(sizes, workers.size)
         lows = [sum(int(search.lb_total[sizes[c]]) for c in g) for g in dealt]
         for g, low in zip(dealt, lows, strict=True):
-            tasks.append((recipe, hyps, j, g, depth, ceiling - n - (sum(lows) - low)))
+            tasks.append((recipe, hyps, int(scored[j]), g, depth, ceiling - n - (sum(lows) - low)))
         owners.append((j, len(dealt)))
     tried = workers.map(try_parts, tasks)
     search.nodes += sum(t[2] for t in tried)
@@ -114,7 +114,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         at += count
         if (tree := _joined(n, got)) is None:
             continue
-        cand = (*tree, int(krank[j]), j)
+        cand = (*tree, int(krank[j]), int(scored[j]))
         if tree[0] <= ceiling and (best is None or cand < best):
             best, plan = cand, _merged(got)
     if best is None:
