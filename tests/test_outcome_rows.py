@@ -71,8 +71,9 @@ def test_codes_on_demand_agree_with_the_dense_table_on_random_sets():
                 got = np.stack([np.bincount(small.table.book, weights=row,
                                             minlength=dense.table.ncodes) for row in got])
             assert np.array_equal(got, want)
-        assert np.array_equal(small.table.distinct(hyps, active),
-                              dense.table.distinct(hyps, active))
+        # a superset of the queries that part the set as no earlier one does
+        assert set(dense.table.distinct(hyps, active).tolist()) <= \
+            set(small.table.distinct(hyps, active).tolist())
         ok = np.ones(1296, dtype=bool)
         assert small.table.least_bounds(hyps, small.lb_total, small.lb_worst, active, ok,
                                         NO_TREE) == \

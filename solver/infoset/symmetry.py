@@ -43,10 +43,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-from sleuth.compiler.api import Game, domain_size, positions_interchangeable, values_interchangeable
+from sleuth.compiler.api import (
+    Game,
+    Memo,
+    domain_size,
+    positions_interchangeable,
+    values_interchangeable,
+)
 
 LIMIT = 50_000
+KEPT_ORBITS = 64 << 20  # bytes of query orbits kept per set of transpositions
 ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
 
 
@@ -173,12 +181,19 @@ class Transpositions(_Permutations):
         self.swaps = np.array([g.kind != "both" for g in found])  # the plain swaps
         self.nqueries = self.queries.shape[1]
         self.size = size  # the order of the group they generate
+        self.memo = Memo()
 
     def representatives(self, stab: np.ndarray) -> np.ndarray:
-        """Which queries are the first of their orbit under the transpositions `stab`."""
-        if not len(stab):
-            return np.ones(self.nqueries, dtype=bool)
-        return _least_labels(self.queries[stab]) == np.arange(self.nqueries)
+        """Which queries are the first of their orbit under the transpositions `stab`
+        (read-only; kept by `stab`, up to KEPT_ORBITS bytes: many sets share one)."""
+        def make() -> np.ndarray:
+            firsts = np.ones(self.nqueries, dtype=bool) if not len(stab) else \
+                least_labels(self.queries, stab.astype(np.int64)) == np.arange(self.nqueries)
+            firsts.flags.writeable = False
+            return firsts
+
+        return self.memo.bounded("representatives", stab.tobytes(), make,
+                                 lambda a: a.nbytes, KEPT_ORBITS, KEPT_ORBITS)
 
     def firsts(self, members: np.ndarray) -> np.ndarray | None:
         """Which queries are the first of their orbit under the transpositions that map
@@ -191,7 +206,8 @@ def hypothesis_firsts(group: Transpositions) -> np.ndarray:
     """The first hypothesis of each orbit of the whole group (the plain swaps generate
     it)."""
     hyps = group.hyps.shape[1]
-    return np.flatnonzero(_least_labels(group.hyps[group.swaps]) == np.arange(hyps))
+    return np.flatnonzero(least_labels(group.hyps, np.flatnonzero(group.swaps)) ==
+                          np.arange(hyps))
 
 
 @dataclass
@@ -249,16 +265,30 @@ def orbit_matrix(tree: Links, first: np.ndarray) -> np.ndarray:
     return out
 
 
-def _least_labels(maps: np.ndarray) -> np.ndarray:
-    """Each point's least orbit-mate under the permutations `maps` (rows)."""
-    label = np.arange(maps.shape[1])
-    while True:
-        before = label
-        for image in maps:
-            label = np.minimum(label, label[image])
-        label = label[label]
-        if np.array_equal(label, before):
-            return label
+@njit(cache=True, nogil=True)
+def least_labels(maps: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each point's least orbit-mate under the involutions `maps[rows]` (compiled: a
+    union-find whose every root is the least point of its orbit)."""
+    n = maps.shape[1]
+    root = np.arange(n)
+    for k in rows:
+        for i in range(n):
+            a, b = i, maps[k, i]
+            if b <= i:  # fixed, or the pair met at its least point (an involution)
+                continue
+            while root[a] != a:
+                root[a] = root[root[a]]
+                a = root[a]
+            while root[b] != b:
+                root[b] = root[root[b]]
+                b = root[b]
+            if a < b:
+                root[b] = a
+            elif b < a:
+                root[a] = b
+    for i in range(n):  # ascending: a point's root is final before any later point's
+        root[i] = root[root[i]]
+    return root
 
 
 def transpositions(game: Game, query_ranks: np.ndarray,
