@@ -136,17 +136,19 @@ class Calibrated(ListedStrategy):
         belief = self.prepared(belief)
         hyps = np.sort(belief.index).astype(np.int64)
         t = self.table
-        counts = t.counts(hyps)
-        going = np.where(t.stops, 0, counts)
-        useful = going.max(axis=1) < len(hyps)
+        scored = np.arange(len(t.queries))  # one query per orbit: the others score alike
         if t.symmetry is not None:
-            useful &= t.symmetry.representatives(t.symmetry.stabiliser(hyps))
+            scored = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(hyps)))
+        counts = t.counts(hyps, scored)
+        going = np.where(t.stops[scored], 0, counts)
+        useful = going.max(axis=1) < len(hyps)
         scores = np.full(len(t.queries), np.inf)
         kept: dict[bytes, float] = {}
-        for i in np.flatnonzero(useful).tolist():
+        for k in np.flatnonzero(useful).tolist():
+            i = int(scored[k])
             row = t.row(i, hyps)
             total = 0.0
-            for c in np.flatnonzero(going[i]).tolist():
+            for c in np.flatnonzero(going[k]).tolist():
                 part = hyps[row == c]
                 key = part.tobytes()
                 if key not in kept:
