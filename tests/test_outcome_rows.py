@@ -113,3 +113,14 @@ def test_a_game_with_nothing_to_make_codes_from_refuses():
     game = load_game(SPECS / "wordle.yaml", {}, Budget(memory_mb=16))
     with pytest.raises(BudgetError, match="over the 16 MiB budget"):
         OptimalSearch(Candidates(game))
+
+
+def test_the_least_worst_case_made_on_demand_is_the_dense_one():
+    """optimal-worst's search: the least depth, then the least total within it."""
+    small, dense = searches({"pegs": 4, "colours": 5}, 1)
+    everyone = np.arange(dense.game.hypotheses.size, dtype=np.int64)
+    depth = small.least_depth(everyone)
+    assert depth == dense.least_depth(everyone)
+    assert small.solve(everyone, depth, NO_TREE - 1) == dense.solve(everyone, depth,
+                                                                    NO_TREE - 1)
+    assert small.plan(everyone, depth) == dense.plan(everyone, depth)
