@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from sleuth.compiler import SleuthError, load_game
+from sleuth.compiler.api import load_game_text
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import make_strategy
@@ -107,3 +108,22 @@ def test_a_brute_force_of_the_test_agrees_with_the_optimal_search():
         for hyps in itertools.combinations(range(game.hypotheses.size), k):
             assert s.exact_cost(np.array(hyps)) == brute_least_total(
                 s.table.codes, s.table.stops, hyps)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_games_max_queries_is_kept(depth):
+    """MM(4,4): unbounded, calibrated's tree has worst case 5, though every secret can be
+    found in 4 (optimal-worst proves it). With `max_queries: 4` in the goal it keeps to
+    4, at no cost in total here."""
+    free = load_game(MM, {"colours": 4})
+    text = MM.read_text().replace('stop_when: "black == pegs"}',
+                                  'stop_when: "black == pegs", max_queries: 4}')
+    bounded = load_game_text(text, overrides={"colours": 4})
+    least = evaluate_strategy(free, make_strategy("optimal-worst", Candidates(free)), "t")
+    assert least.worst == 4
+    loose = evaluate_strategy(free, make_strategy("calibrated", Candidates(free),
+                                                  depth=depth), "t")
+    kept = evaluate_strategy(bounded, make_strategy("calibrated", Candidates(bounded),
+                                                    depth=depth), "t")
+    assert loose.worst == 5 and kept.worst == 4
+    assert kept.total == loose.total == 905

@@ -40,6 +40,7 @@ from sleuth.solver.strategies.lookahead import least_by_k, require_uniform
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 CALIBRATE = 48  # the largest set solved exactly to calibrate the estimate
+LATE = 1e9  # the cost of a secret the game's max_queries leaves unfinished
 
 
 class Calibrated(ListedStrategy):
@@ -105,9 +106,12 @@ class Calibrated(ListedStrategy):
         out[0] = 0.0
         return np.maximum(out, self.search.lb_total[:size + 1].astype(float))
 
-    def exact_cost(self, hyps: np.ndarray) -> int:
-        """The least total of an optimal tree for the set (the search's memo keeps it)."""
-        got = self.search.solve(np.sort(hyps), None, NO_TREE - 1)
+    def exact_cost(self, hyps: np.ndarray, depth: int | None = None) -> float:
+        """The least total of an optimal tree for the set within `depth` queries (None: no
+        limit; the search's memo keeps it); LATE a secret when no tree is that shallow."""
+        got = self.search.solve(np.sort(hyps), depth, NO_TREE - 1)
+        if not isinstance(got, tuple) and depth is not None:
+            return LATE * len(hyps)
         if not isinstance(got, tuple):
             raise SleuthError("no sequence of queries finishes a set of secrets",
                               hint="these hypotheses may be indistinguishable")
@@ -119,11 +123,15 @@ class Calibrated(ListedStrategy):
         """Per query (rows): the estimated total its parts still need, by size alone."""
         return np.where(self.table.stops, 0.0, self.estimate[counts]).sum(axis=1)
 
-    def part_cost(self, part: np.ndarray) -> float:
+    def part_cost(self, part: np.ndarray, left: int | None = None) -> float:
         """A part that goes on: exact when small, else (depth 2) one more query each and
-        the best second split, or (depth 1) the estimate for its size."""
+        the best second split, or (depth 1) the estimate for its size. `left`: the
+        queries the game still allows after this one (the goal's max_queries; None: no
+        limit): a part that no tree finishes within them costs LATE a secret."""
         if len(part) <= self.exact:
-            return float(self.exact_cost(part))
+            return float(self.exact_cost(part, left))
+        if left is not None and self.search.lb_worst[len(part)] > left:
+            return LATE * len(part)
         if self.depth == 1:
             return float(self.estimate[len(part)])
         counts = self.table.counts(part)
@@ -144,6 +152,8 @@ class Calibrated(ListedStrategy):
         useful = going.max(axis=1) < len(hyps)
         scores = np.full(len(t.queries), np.inf)
         kept: dict[bytes, float] = {}
+        bound = self.candidates.game.model.max_queries
+        left = None if bound is None else bound - len(belief.history) - 1
         for k in np.flatnonzero(useful).tolist():
             i = int(scored[k])
             row = t.row(i, hyps)
@@ -151,8 +161,9 @@ class Calibrated(ListedStrategy):
             for c in np.flatnonzero(going[k]).tolist():
                 part = hyps[row == c]
                 key = part.tobytes()
-                if key not in kept:
-                    kept[key] = self.part_cost(part)
+                if key not in kept:  # m secrets never need more than m queries
+                    kept[key] = self.part_cost(
+                        part, None if left is None or left >= len(part) else left)
                 total += kept[key]
             scores[i] = total
         return least_by_k(self.candidates, belief, scores)
