@@ -1,17 +1,16 @@
 """The exact searches' outcome table when the dense one does not fit: every query's code
 on every hypothesis, made on demand and never held whole.
 
-`OutcomeTable` (outcomes.py) holds a (queries x hypotheses) matrix: 32,768 x 32,768
-codes for 5 pegs and 8 colours, 8 GiB. `OutcomeRows` offers the searches the same
-interface from the codes the game keeps by hypothesis (codes.py, one byte a code when
-they fit): the whole matrix when it fits half of `memory_mb` that way (CodeMatrix),
-else a row cache (RowCache: a hypothesis's codes on every query, made from one
-computed row per symmetry orbit and kept up to half of `memory_mb`, least recently
-used out first). A request for a large set, which the
-cache would not hold (the root, the first level), is computed from the feedback
-expressions, a chunk of queries at a time, and not kept. The searches ask a large set
-only about one query per orbit of its stabiliser (a handful at the root, a few
-hundred below), so nothing of the size of the whole matrix is ever made.
+`OutcomeTable` (outcomes.py) holds a (queries x hypotheses) matrix of int64: 32,768 x
+32,768 codes take 8 GiB. `OutcomeRows` offers the searches the same interface from the
+codes the game keeps by hypothesis (codes.py, one byte a code when they fit): the whole
+matrix when it fits half of `memory_mb` that way (CodeMatrix), else a row cache
+(RowCache: a hypothesis's codes on every query, made from one computed row per symmetry
+orbit and kept up to half of `memory_mb`, least recently used out first). A request for
+a large set, which the cache would not hold (the root, the first level), is computed
+from the feedback expressions, a chunk of queries at a time, and not kept. The searches
+ask a large set only about one query per orbit of its stabiliser (a handful at the
+root, a few hundred below), so nothing of the size of the whole matrix is ever made.
 
 It applies to a game with one block of deterministic queries that can be secrets and a
 proved symmetry (what makes the row cache), with no history rule (a set would carry
@@ -123,9 +122,9 @@ class OutcomeRows:
     def distinct(self, hyps: np.ndarray, active: np.ndarray) -> np.ndarray:
         """All of `active`: a superset of the queries that part `hyps` as no earlier one
         does serves the search as well. Here the pass that finds them costs more than it
-        saves: on 5 pegs and 8 colours, `optimal --top 1` took 78 s with it and 54 s
-        without, every code of a small set being made twice (once to find them, once to
-        score them)."""
+        saves: on a game of 32,768 queries and secrets, `optimal --top 1` took 78 s with
+        it and 54 s without, every code of a small set being made twice (once to find
+        them, once to score them)."""
         return active
 
 
