@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sleuth.compiler.api import BudgetError, option
 from sleuth.solver.infoset.codes import CodeMatrix, RowCache
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
@@ -48,7 +47,7 @@ class OutcomeRows:
         group = candidates._orbits(block, game)
         self.symmetry = group if group and group.size > LIMIT else \
             detect(game, None, block.ranks)
-        self.everyone = np.arange(len(self.queries), dtype=np.int64)
+        self.all_queries = np.arange(len(self.queries), dtype=np.int64)
 
     @staticmethod
     def make(candidates: Candidates) -> OutcomeRows | None:
@@ -87,7 +86,7 @@ class OutcomeRows:
 
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """Part sizes (len(queries) x codes) of `hyps` under the queries (None: all)."""
-        queries = self.everyone if queries is None else queries
+        queries = self.all_queries if queries is None else queries
         out = []
         for piece in self.chunks(len(hyps), queries):
             codes = self.labels(hyps, piece).astype(np.int64)
@@ -142,14 +141,4 @@ def _stop_table(candidates: Candidates, queries: list[Query], book: np.ndarray) 
     return stops
 
 
-def too_large(candidates: Candidates, need: int) -> BudgetError:
-    game = candidates.game
-    return BudgetError(
-        f"the exact searches hold every query's code on every hypothesis: "
-        f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, over "
-        f"the {game.budget.memory_mb} MiB budget, and the game has no proved symmetry to "
-        "make them on demand from",
-        hint=f'raise {option("memory_mb")} if the machine has it, or use a heuristic strategy')
-
-
-__all__ = ["OutcomeRows", "too_large"]
+__all__ = ["OutcomeRows"]

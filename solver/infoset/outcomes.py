@@ -32,12 +32,7 @@ class OutcomeTable:
         blocks = candidates.blocks
         need = dense_bytes(candidates)
         if need > game.budget.memory_bytes:
-            raise BudgetError(
-                f"the exact searches hold every query's code on every hypothesis: "
-                f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, "
-                f"over the {game.budget.memory_mb} MiB budget",
-                hint=f'raise {option("memory_mb")} if the machine has it, or use a heuristic '
-                     'strategy')
+            raise too_large(candidates, need)
         self.queries = [Query(b.action.name, int(r)) for b in blocks for r in b.ranks.tolist()]
         codes = np.concatenate(
             [candidates.codes(b, np.arange(len(b.ranks)), game, everyone) for b in blocks]
@@ -62,12 +57,9 @@ class OutcomeTable:
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """Part sizes (queries x codes) of the hypotheses `hyps` under the queries (None:
         every one)."""
-        if queries is not None:
-            flat = (self.codes[np.ix_(queries, hyps)] + self.offsets[:len(queries)]).ravel()
-            return np.bincount(flat, minlength=len(queries) * self.ncodes).reshape(
-                len(queries), self.ncodes)
-        q = len(self.queries)
-        flat = (self.codes[:, hyps] + self.offsets).ravel()
+        codes = self.codes[:, hyps] if queries is None else self.codes[np.ix_(queries, hyps)]
+        q = len(codes)
+        flat = (codes + self.offsets[:q]).ravel()
         return np.bincount(flat, minlength=q * self.ncodes).reshape(q, self.ncodes)
 
     def row(self, q: int, hyps: np.ndarray) -> np.ndarray:
@@ -106,6 +98,17 @@ class OutcomeTable:
         return distinct_rows(self.small, hyps, self.stops, active)
 
 
+def too_large(candidates: Candidates, need: int, why: str = "") -> BudgetError:
+    """The refusal of a dense table of `need` bytes over the budget (`why`: what else
+    was ruled out)."""
+    game = candidates.game
+    return BudgetError(
+        f"the exact searches hold every query's code on every hypothesis: "
+        f"{candidates.size:,} x {game.hypotheses.size:,} needs {need / 2**20:,.0f} MiB, over "
+        f"the {game.budget.memory_mb} MiB budget{why}",
+        hint=f'raise {option("memory_mb")} if the machine has it, or use a heuristic strategy')
+
+
 def dense_bytes(candidates: Candidates) -> int:
     """What the dense table of a game takes."""
     return candidates.size * candidates.game.hypotheses.size * 8
@@ -114,15 +117,17 @@ def dense_bytes(candidates: Candidates) -> int:
 def searched_table(candidates: Candidates) -> OutcomeTable | OutcomeRows:
     """The table an exact search works from: the dense one when it fits the memory
     budget, else codes made on demand (outcome_rows.py) when the game allows them."""
-    from sleuth.solver.infoset.outcome_rows import OutcomeRows, too_large
+    from sleuth.solver.infoset.outcome_rows import OutcomeRows
 
     need = dense_bytes(candidates)
     if need <= candidates.game.budget.memory_bytes:
         return OutcomeTable(candidates)
     rows = OutcomeRows.make(candidates)
     if rows is None:
-        raise too_large(candidates, need)
+        raise too_large(candidates, need, ", and codes made on demand need one block of "
+                        "queries that can be secrets, a proved symmetry, no history rule "
+                        "and no until_indistinguishable goal")
     return rows
 
 
-__all__ = ["OutcomeTable", "dense_bytes", "searched_table"]
+__all__ = ["OutcomeTable", "dense_bytes", "searched_table", "too_large"]

@@ -21,7 +21,7 @@ class Stopper:
         action = self.game.model.action(query.action)
         if action.stop_when is None:
             return False
-        rank = query.rank if _uses_args(action.stop_when) else -1
+        rank = query.rank if self.reads_args(query.action) else -1
         key = (query.action, rank, code)
         if key not in self.cache:
             env = dict(self.game.space(query.action).value(rank)) if rank >= 0 else {}

@@ -102,11 +102,11 @@ class OptimalSearch:
         if not self.queries:
             return total, depth
         # every query's parts of the whole set; one query per orbit gives the same maxima
-        root = None
+        everyone, root = np.arange(size, dtype=np.int64), None
         if self.symmetry is not None:
-            everyone = self.symmetry.stabiliser(np.arange(size, dtype=np.int64))
-            root = np.flatnonzero(self.symmetry.representatives(everyone))
-        counts = self.table.counts(np.arange(size, dtype=np.int64), root)
+            root = np.flatnonzero(self.symmetry.representatives(
+                self.symmetry.stabiliser(everyone)))
+        counts = self.table.counts(everyone, root)
         stops = self.stops if root is None else self.stops[root]
         if self.stop_game:
             stopped = np.where(stops, counts, 0).max(axis=1)
