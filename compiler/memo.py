@@ -28,6 +28,7 @@ class Memo:
                  shared: Callable[[Hashable], bool] | None = None):
         self._values: dict[Hashable, Any] = {}
         self._regions: dict[str, OrderedDict[Hashable, tuple[Any, int]]] = {}
+        self._held: dict[str, int] = {}  # bytes each region holds
         self._parent = parent
         self._shared = shared or (lambda key: False)
 
@@ -61,8 +62,10 @@ class Memo:
         n = size(value)
         if n <= largest:
             lru[key] = (value, n)
-            while sum(b for _, b in lru.values()) > capacity:
-                lru.popitem(last=False)
+            held = self._held.get(region, 0) + n
+            while held > capacity:
+                held -= lru.popitem(last=False)[1][1]
+            self._held[region] = held
         return value
 
 
