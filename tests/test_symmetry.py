@@ -255,3 +255,52 @@ def test_positions_swapped_with_values_fix_the_sets_after_a_query():
             bare.symmetry = None
             assert bare.solve(part, None, NO_TREE - 1) == with_symmetry
     assert fewer >= 3  # (with no digit of 0, 1, 2 in the secret, plain swaps fix the set)
+
+
+def plain_closure(hyps: list[np.ndarray], queries: list[np.ndarray]) -> set[bytes]:
+    """Every composition of the generators, one at a time (a set of byte strings)."""
+    ident = (np.arange(len(hyps[0])), np.arange(len(queries[0])))
+    seen = {ident[0].tobytes() + ident[1].tobytes()}
+    frontier = [ident]
+    while frontier:
+        nxt = []
+        for h, q in frontier:
+            for gh, gq in zip(hyps, queries, strict=True):
+                image = (gh[h], gq[q])
+                key = image[0].tobytes() + image[1].tobytes()
+                if key not in seen:
+                    seen.add(key)
+                    nxt.append(image)
+        frontier = nxt
+    return seen
+
+
+@pytest.mark.parametrize("params", [{"pegs": 3, "colours": 3}, {"pegs": 4, "colours": 4},
+                                    {"pegs": 2, "colours": 6}])
+def test_the_listed_group_is_every_composition(params):
+    from sleuth.solver.infoset.symmetry import _closure, _generators
+
+    game = load_game(SPECS / "mastermind.yaml", params)
+    block = Candidates(game).blocks[0]
+    found = _generators(game, None, block.ranks)
+    gens = ([g.hyps.astype(np.int64) for g in found], [g.queries.astype(np.int64) for g in found])
+    got_h, got_q = _closure(*gens, transpositions(game, block.ranks, found).size)
+    got = {h.astype(np.int64).tobytes() + q.astype(np.int64).tobytes()
+           for h, q in zip(got_h, got_q, strict=True)}
+    assert len(got) == len(got_h)  # no element twice
+    assert got == plain_closure(*gens)
+
+
+def test_elements_alike_on_the_probe_are_told_apart_in_full():
+    """Swapping two hypotheses the probe does not look at: the first pass sees one
+    element, fewer than the group's order, so the closure is made again in full."""
+    from sleuth.solver.infoset.symmetry import PROBE, _closure
+
+    n = 4 * PROBE
+    probed = set(np.linspace(0, n - 1, PROBE).astype(int).tolist())
+    a, b = [i for i in range(n) if i not in probed][:2]
+    swap = np.arange(n)
+    swap[[a, b]] = swap[[b, a]]
+    same = np.arange(5)
+    got_h, _ = _closure([swap], [same], 2)
+    assert sorted(map(tuple, got_h.tolist())) == sorted([tuple(range(n)), tuple(swap)])

@@ -4,7 +4,8 @@ codes) temporaries the vectorised form makes.
 
     part_sizes    every query's part sizes and the lower bounds of its total and depth
     least_bounds  only the least of those bounds over the allowed queries that split
-                  the set or end the game for part of it (the search's per-set floor)
+                  the set or end the game for part of it, never below the set's own
+                  size bounds (the search's per-set floor)
     distinct_rows the queries whose outcome rows at a set no earlier query has: the
                   others part it, and every subset of it, exactly as one kept does
 
@@ -75,27 +76,47 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                  lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
                  allowed: np.ndarray, none: int) -> tuple[int, int]:
     """The least lower bounds on the total and on the depth over the queries `active`
-    that are allowed and useful (each least on its own); (none, none) when there is
-    none."""
+    that are allowed and useful (each least on its own), each raised to at least the
+    set's own size bound (`lb_total[n]`, `lb_worst[n]`); (none, none) when there is no
+    such query. Only the codes a query gives at the set are visited, and the scan ends
+    once both reach the size bounds: no later query can change the result."""
     nc = stops.shape[1]
     n = hyps.shape[0]
     counts = np.zeros(nc, dtype=np.int64)
+    seen = np.empty(nc, dtype=np.int64)  # the codes met, in order
     best_total, best_worst = none, none
     for a in range(active.shape[0]):
         q = active[a]
         if not allowed[q]:
             continue
-        counts[:] = 0
         row = codes[q]
+        m = 0
         for j in range(n):
-            counts[row[hyps[j]]] += 1
-        total, worst, largest, _ = _bounds(counts, q, n, stops, lb_total, lb_worst)
+            c = row[hyps[j]]
+            if counts[c] == 0:
+                seen[m] = c
+                m += 1
+            counts[c] += 1
+        total, worst, largest = n, 1, 0
+        for i in range(m):
+            c = seen[i]
+            k = counts[c]
+            counts[c] = 0
+            if stops[q, c]:
+                continue
+            total += lb_total[k]
+            if 1 + lb_worst[k] > worst:
+                worst = 1 + lb_worst[k]
+            if k > largest:
+                largest = k
         if largest < n:
             if total < best_total:
                 best_total = total
             if worst < best_worst:
                 best_worst = worst
-    return best_total, best_worst
+            if best_total <= lb_total[n] and best_worst <= lb_worst[n]:
+                break
+    return max(best_total, lb_total[n]), max(best_worst, lb_worst[n])
 
 
 @njit(cache=True, nogil=True)
