@@ -278,13 +278,14 @@ def plain_closure(hyps: list[np.ndarray], queries: list[np.ndarray]) -> set[byte
 @pytest.mark.parametrize("params", [{"pegs": 3, "colours": 3}, {"pegs": 4, "colours": 4},
                                     {"pegs": 2, "colours": 6}])
 def test_the_listed_group_is_every_composition(params):
-    from sleuth.solver.infoset.symmetry import _closure, _generators
+    from sleuth.solver.infoset.closure import closure
+    from sleuth.solver.infoset.symmetry import _generators
 
     game = load_game(SPECS / "mastermind.yaml", params)
     block = Candidates(game).blocks[0]
     found = _generators(game, None, block.ranks)
     gens = ([g.hyps.astype(np.int64) for g in found], [g.queries.astype(np.int64) for g in found])
-    got_h, got_q = _closure(*gens, transpositions(game, block.ranks, found).size)
+    got_h, got_q = closure(*gens, transpositions(game, block.ranks, found).size)
     got = {h.astype(np.int64).tobytes() + q.astype(np.int64).tobytes()
            for h, q in zip(got_h, got_q, strict=True)}
     assert len(got) == len(got_h)  # no element twice
@@ -294,7 +295,7 @@ def test_the_listed_group_is_every_composition(params):
 def test_elements_alike_on_the_probe_are_told_apart_in_full():
     """Swapping two hypotheses the probe does not look at: the first pass sees one
     element, fewer than the group's order, so the closure is made again in full."""
-    from sleuth.solver.infoset.symmetry import PROBE, _closure
+    from sleuth.solver.infoset.closure import PROBE, closure
 
     n = 4 * PROBE
     probed = set(np.linspace(0, n - 1, PROBE).astype(int).tolist())
@@ -302,5 +303,5 @@ def test_elements_alike_on_the_probe_are_told_apart_in_full():
     swap = np.arange(n)
     swap[[a, b]] = swap[[b, a]]
     same = np.arange(5)
-    got_h, _ = _closure([swap], [same], 2)
+    got_h, _ = closure([swap], [same], 2)
     assert sorted(map(tuple, got_h.tolist())) == sorted([tuple(range(n)), tuple(swap)])
