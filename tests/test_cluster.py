@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 pytest.importorskip("dask.distributed")
@@ -67,3 +68,59 @@ def test_split_evaluation_keeps_history_rules(tmp_path, capsys, local_scheduler)
                                         "--scheduler", local_scheduler])
     assert split == serial
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("depth, top", [(None, 0), (4, 0), (None, 1), (5, 1), (4, 1)])
+def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_does(
+        local_scheduler, monkeypatch, depth, top):
+    """With every first query's part of at least 4 secrets split again at its own first
+    level, each set in the plan the split returns has the serial search's (total,
+    worst, query), within the depth given (4 is MM(4,4)'s least worst case). With
+    `--top 1` only the first query is tried, so the tree is made of split sets only
+    (and within 4 queries there is none, split or not)."""
+    from sleuth.compiler import load_game
+    from sleuth.solver.evaluation.cluster import Recipe, Workers
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from tests.conftest import ROOT
+
+    spec, overrides = str(ROOT / "specs/mastermind.yaml"), {"pegs": 4, "colours": 4}
+    recipe = Recipe(spec, tuple(f"{k}={v}" for k, v in overrides.items()), strategy="optimal",
+                    options=(("top", top),))
+    search = OptimalSearch(Candidates(load_game(spec, overrides), "any"), top)
+    sizes = []
+    real = optimal_split.split_solve
+
+    def counted(search, hyps, *rest):
+        sizes.append(len(hyps))
+        return real(search, hyps, *rest)
+
+    monkeypatch.setattr(optimal_split, "SPLIT", 4)
+    monkeypatch.setattr(optimal_split, "split_solve", counted)
+    root = np.arange(256, dtype=np.int64)
+    with Workers(scheduler=local_scheduler) as workers:
+        tree, plan = optimal_split.split_solve(search, root, depth, workers, recipe)
+    assert len(sizes) > 3 and min(sizes) >= 4 and max(sizes) == 256
+    serial = OptimalSearch(Candidates(load_game(spec, overrides), "any"), top)
+    want = serial.solve(root, depth, NO_TREE - 1)
+    assert tree == (want if isinstance(want, tuple) else None)
+    if tree is None:
+        assert (depth, top) == (4, 1) and plan == {}
+        return
+    stack, seen = [(root, depth)], 0  # every set of the tree, with its depth budget
+    while stack:
+        hyps, budget = stack.pop()
+        if serial.terminal(hyps):
+            continue
+        got = plan[hyps.tobytes()]
+        assert got == serial.solve(hyps, budget, NO_TREE - 1), len(hyps)
+        seen += 1
+        row = serial.table.row(got[2], hyps)
+        stack += [(hyps[row == c], None if budget is None else budget - 1)
+                  for c in np.unique(row).tolist() if not serial.stops[got[2], c]]
+    assert seen == len(plan)
+    if top == 0:
+        assert tree[0] == 905  # the published optimum
+
+

@@ -79,12 +79,21 @@ class Workers:
             done: Callable[[int, Any], None] | None = None) -> list[Any]:
         """fn(*item) for every item, on the workers; the results in item order.
         `done(i, result)` hears each as it arrives."""
+        return self.results(self.submit(fn, items), done)
+
+    def submit(self, fn: Callable[..., Any], items: Iterable[tuple]) -> list[Any]:
+        """fn(*item) for every item, sent to the workers now: one future each, for
+        `results` (the caller may send more work meanwhile)."""
+        return [self.client.submit(fn, *item, pure=False) for item in items]
+
+    def results(self, futures: list[Any],
+                done: Callable[[int, Any], None] | None = None) -> list[Any]:
+        """The results of `submit`'s futures, in its order; `done(i, result)` hears each
+        as it arrives."""
         from dask.distributed import as_completed
 
-        items = list(items)
-        futures = [self.client.submit(fn, *item, pure=False) for item in items]
         where = {f.key: i for i, f in enumerate(futures)}
-        out: list[Any] = [None] * len(items)
+        out: list[Any] = [None] * len(futures)
         for f in as_completed(futures):
             i = where[f.key]
             out[i] = f.result()

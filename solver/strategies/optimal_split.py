@@ -1,8 +1,12 @@
-"""The optimal search's first level split over workers (evaluation/cluster.py).
+"""The optimal search split over workers (evaluation/cluster.py), at its first level
+and below.
 
 At the root set S, the search takes the useful queries in its usual order. The
 first query's parts (most of the work: its tree is usually the best) are solved
-exactly, one task each, largest first; their total is a bound B. Every other query
+exactly, largest first: a part of fewer than SPLIT secrets as one task, a larger
+one split the same way at its own first level (its first query's parts, then its
+other queries), so one large part does not leave the other workers idle. Their
+total is a bound B. Every other query
 whose lower bounds could beat or tie that tree is then tried against B: its parts
 dealt into one group per worker, each group a task that solves its parts in turn
 with the running limit (the serial search's try), limited by B less |S| and the
@@ -21,6 +25,8 @@ import numpy as np
 
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+
+SPLIT = 256  # a first query's part of at least this many secrets is split again
 
 
 def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
@@ -88,7 +94,11 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     row = search.table.row(int(scored[i]), hyps)
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
-    got = workers.map(solve_part, [(recipe, p, child, NO_TREE - 1) for p in parts])
+    small = workers.submit(solve_part, [(recipe, p, child, NO_TREE - 1) for p in parts
+                                        if len(p) < SPLIT])
+    large = [(*split_solve(search, p, child, workers, recipe), 0) for p in parts
+             if len(p) >= SPLIT]  # (tree or None, its plan, no nodes: counted below)
+    got = large + workers.results(small)
     search.nodes += sum(g[2] for g in got)
     best: tuple | None = None
     plan: dict[bytes, tuple] = {}
