@@ -122,5 +122,3 @@ def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_do
     assert seen == len(plan)
     if top == 0:
         assert tree[0] == 905  # the published optimum
-
-

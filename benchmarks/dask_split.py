@@ -1,0 +1,121 @@
+"""Work split over Dask workers against the serial run (issues 17 and 33).
+
+For each case it runs `sleuth evaluate` serially, then split over `--workers` Dask
+worker processes started in the same run, checks that both write the same decision
+tree, and prints both wall times and the speed-up. By default the workers are a
+local cluster the command starts (`--workers N`), and the split run's time includes
+starting it. With `--real`, the benchmark first starts a real cluster as separate
+commands, as one would on several machines:
+
+    dask scheduler --host 127.0.0.1 --port P --no-dashboard
+    dask worker tcp://127.0.0.1:P --nworkers 1 --nthreads 1 --no-dashboard   (N times)
+
+and the split run is `sleuth evaluate ... --scheduler tcp://127.0.0.1:P`; the cluster
+is stopped at the end. The split run's time then includes building the game in each
+worker, not starting the processes.
+
+    python benchmarks/dask_split.py [--workers 2] [--cases small|all] [--case NAME] [--real]
+
+Cases: MM(4,4) and MM(4,6) optimal (the search split at its first level and below),
+MM(4,6) optimal-worst, MM(5,8) minimax (the subtrees one query down walked on the
+workers, each keeping its own feedback rows), and the long ones, MM(4,8) optimal
+and Bulls and Cows optimal (issue 33's targets: 1.7x on 2 real workers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+CASES = {
+    "MM(4,4) optimal": ["mastermind", "--set", "pegs=4", "--set", "colours=4",
+                        "--strategy", "optimal"],
+    "MM(4,6) optimal": ["mastermind", "--strategy", "optimal"],
+    "MM(4,6) optimal-worst": ["mastermind", "--strategy", "optimal-worst"],
+    "MM(5,8) minimax": ["mastermind", "--set", "pegs=5", "--set", "colours=8",
+                        "--strategy", "minimax"],
+    "MM(4,8) optimal": ["mastermind", "--set", "colours=8", "--strategy", "optimal"],
+    "Bulls and Cows optimal": ["bulls-and-cows", "--strategy", "optimal"],
+}
+SMALL = ("MM(4,4) optimal", "MM(4,6) optimal")
+ALL = ("MM(4,4) optimal", "MM(4,6) optimal", "MM(4,6) optimal-worst", "MM(5,8) minimax")
+
+
+def timed(args: list[str], tree: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "sleuth", "evaluate", *args, "--tree", str(tree),
+                    "--json"], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def real_cluster(workers: int) -> Iterator[str]:
+    """A `dask scheduler` and `workers` `dask worker` processes, each started as its own
+    command on loopback; their address; all stopped on leaving."""
+    from dask.distributed import Client
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    procs = [subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], **quiet)]
+    try:
+        procs += [subprocess.Popen(["dask", "worker", address, "--nworkers", "1", "--nthreads",
+                                    "1", "--no-dashboard", "--host", "127.0.0.1"], **quiet)
+                  for _ in range(workers)]
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=120)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cases", choices=("small", "all"), default="all",
+                        help="the quick cases (MM(4,8) and Bulls and Cows only by --case)")
+    parser.add_argument("--case", action="append", help="one case by name (repeatable)")
+    parser.add_argument("--real", action="store_true",
+                        help="start `dask scheduler` and `dask worker` as separate commands")
+    args = parser.parse_args()
+    names = tuple(args.case) if args.case else SMALL if args.cases == "small" else ALL
+    for name in names:
+        if name not in CASES:
+            raise SystemExit(f"no case {name!r}: choose from {', '.join(CASES)}")
+    where = "real" if args.real else "local"
+    print(f"{'case':<24} {'total':>8} {'worst':>5} {'serial s':>9} "
+          f"{f'{args.workers} {where} workers s':>18} {'speed-up':>9}")
+    with tempfile.TemporaryDirectory() as tmp, \
+            (real_cluster(args.workers) if args.real else contextlib.nullcontext()) as address:
+        split_with = ["--scheduler", address] if args.real else ["--workers", str(args.workers)]
+        for name in names:
+            serial_tree, split_tree = Path(tmp) / "serial.json", Path(tmp) / "split.json"
+            serial = timed(CASES[name], serial_tree)
+            split = timed([*CASES[name], *split_with], split_tree)
+            a, b = json.loads(serial_tree.read_text()), json.loads(split_tree.read_text())
+            if a != b:
+                raise SystemExit(f"{name}: the split run's tree differs from the serial one")
+            print(f"{name:<24} {a['total']:>8,} {a['worst']:>5} {serial:>9.1f} "
+                  f"{split:>18.1f} {serial / split:>9.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
