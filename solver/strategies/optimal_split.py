@@ -53,11 +53,23 @@ def try_parts(recipe: Recipe, hyps: np.ndarray, query: int, codes: list[int],
     row = search.table.row(query, hyps)
     parts = sorted((hyps[row == c] for c in codes), key=len, reverse=True)
     child = None if depth is None else depth - 1
-    total, worst = 0, 0
-    rest = sum(int(search.lb_total[len(p)]) for p in parts)
-    plan: dict[bytes, tuple] = {}
+    # as the serial search's try: each part's size bound raised to its floor first,
+    # so a query that cannot beat the limit is dropped before any part is searched
+    sym, stab = search.symmetry, None  # the symmetries that fix the set and the query
+    if sym is not None:
+        stab = sym.fixing(sym.stabiliser(hyps), query)
+    lows = []
     for part in parts:
-        rest -= int(search.lb_total[len(part)])
+        low, deep = search.floor(part, search.all_queries, None, stab)
+        lows.append(max(low, search.known(part, child)))
+        if sum(lows) + sum(int(search.lb_total[len(p)]) for p in parts[len(lows):]) > limit \
+                or (child is not None and deep > child):
+            return None, {}, search.nodes - before
+    total, worst = 0, 0
+    rest = sum(lows)
+    plan: dict[bytes, tuple] = {}
+    for part, low in zip(parts, lows, strict=True):
+        rest -= low
         got = search.solve(part, child, limit - total - rest)
         if not isinstance(got, tuple) or total + got[0] + rest > limit:
             return None, {}, search.nodes - before
