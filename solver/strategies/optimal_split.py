@@ -120,13 +120,21 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     # worker, each group tried in turn with the running limit, against that total.
     rest = [j for j in order[1:] if best is None or (lbq[j], lbw[j], krank[j]) < best[:3]]
     ceiling = NO_TREE - 1 if best is None else best[0]
-    tasks, owners = [], []
+    tasks, owners, kept = [], [], []
     for j in rest:
-        sizes = {c: int(going[j][c]) for c in np.flatnonzero(going[j]).tolist()}
-        dealt = groups(sizes, workers.size)
-        lows = [sum(int(search.lb_total[sizes[c]]) for c in g) for g in dealt]
-        for g, low in zip(dealt, lows, strict=True):
-            tasks.append((recipe, hyps, int(scored[j]), g, depth, ceiling - n - (sum(lows) - low)))
+        q = int(scored[j])
+        lows = _floors(search, hyps, q, going[j], child, ceiling - n,
+                       None if stab is None else search.symmetry.fixing(stab, q))
+        if lows is not None:  # else its parts' floors pass the ceiling: as the serial try
+            kept.append((j, lows))
+    # as many queries as workers: one task each, all its parts in turn (the serial try:
+    # a part that passes the limit ends it); fewer: each one's parts dealt into groups
+    share = 1 if len(kept) >= workers.size else workers.size
+    for j, lows in kept:
+        dealt = groups({c: int(going[j][c]) for c in lows}, share)
+        low = [sum(lows[c] for c in g) for g in dealt]
+        for g, mine in zip(dealt, low, strict=True):
+            tasks.append((recipe, hyps, int(scored[j]), g, depth, ceiling - n - (sum(low) - mine)))
         owners.append((j, len(dealt)))
     tried = workers.map(try_parts, tasks)
     search.nodes += sum(t[2] for t in tried)
@@ -143,6 +151,22 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         return None, {}
     tree = (best[0], best[1], best[3])
     return tree, {**plan, hyps.tobytes(): tree}
+
+
+def _floors(search: OptimalSearch, hyps: np.ndarray, q: int, going: np.ndarray,
+            child: int | None, limit: int, stab: np.ndarray | None) -> dict[int, int] | None:
+    """Query q's parts at `hyps` (feedback code -> the floor of its total), raised one by
+    one, largest first, as the serial search's try does; None once they pass `limit`
+    (or a floor of the depth passes `child`)."""
+    row = search.table.row(q, hyps)
+    codes = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
+    lows = {c: int(search.lb_total[int(going[c])]) for c in codes}
+    for c in codes:
+        low, deep = search.floor(hyps[row == c], search.all_queries, None, stab)
+        lows[c] = max(lows[c], low)
+        if sum(lows.values()) > limit or (child is not None and deep > child):
+            return None
+    return lows
 
 
 def _joined(n: int, got: list[tuple]) -> tuple[int, int] | None:
