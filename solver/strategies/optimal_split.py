@@ -19,6 +19,8 @@ searched again.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,9 @@ from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 SPLIT = 256  # a first query's part of at least this many secrets is split again
+# The driver splits a level's large parts in threads, each waiting on its own tasks, so
+# their rounds overlap; the search's own structures are used by one thread at a time.
+_DRIVER = threading.RLock()
 
 
 def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
@@ -93,25 +98,30 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
                 workers: Workers, recipe: Recipe) -> tuple[tuple | None, dict[bytes, tuple]]:
     """The best tree at `hyps` within `depth` ((total, worst, query) or None when there is
     none), solved on the workers, and the solved trees it is made of."""
-    if search.terminal(hyps):
-        return (0, 0, -1), {}
-    n = len(hyps)
-    stab = None if search.symmetry is None else search.symmetry.stabiliser(hyps)
-    order, lbq, lbw, krank, going, scored = search.ordered(hyps, depth, stab)
+    with _DRIVER:
+        if search.terminal(hyps):
+            return (0, 0, -1), {}
+        n = len(hyps)
+        stab = None if search.symmetry is None else search.symmetry.stabiliser(hyps)
+        order, lbq, lbw, krank, going, scored = search.ordered(hyps, depth, stab)
     if not order:
         return None, {}
     child = None if depth is None else depth - 1
-    # The first query: its parts in parallel, largest first, each solved exactly.
+    # The first query: its parts in parallel, largest first, each solved exactly (a large
+    # one split again, in a thread of its own, while the small ones run).
     i = order[0]  # a position in `scored`
     row = search.table.row(int(scored[i]), hyps)
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
     small = workers.submit(solve_part, [(recipe, p, child, NO_TREE - 1) for p in parts
                                         if len(p) < SPLIT])
-    large = [(*split_solve(search, p, child, workers, recipe), 0) for p in parts
-             if len(p) >= SPLIT]  # (tree or None, its plan, no nodes: counted below)
-    got = large + workers.results(small)
-    search.nodes += sum(g[2] for g in got)
+    large = [p for p in parts if len(p) >= SPLIT]
+    with ThreadPoolExecutor(max(1, len(large))) as pool:
+        split = list(pool.map(lambda p: split_solve(search, p, child, workers, recipe), large))
+    # (tree or None, its plan, no nodes: the split counts its own)
+    got = [(*t, 0) for t in split] + workers.results(small)
+    with _DRIVER:
+        search.nodes += sum(g[2] for g in got)
     best: tuple | None = None
     plan: dict[bytes, tuple] = {}
     if (tree := _joined(n, got)) is not None:
@@ -123,8 +133,9 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     tasks, owners, kept = [], [], []
     for j in rest:
         q = int(scored[j])
-        lows = _floors(search, hyps, q, going[j], child, ceiling - n,
-                       None if stab is None else search.symmetry.fixing(stab, q))
+        with _DRIVER:
+            lows = _floors(search, hyps, q, going[j], child, ceiling - n,
+                           None if stab is None else search.symmetry.fixing(stab, q))
         if lows is not None:  # else its parts' floors pass the ceiling: as the serial try
             kept.append((j, lows))
     # as many queries as workers: one task each, all its parts in turn (the serial try:
@@ -137,7 +148,8 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
             tasks.append((recipe, hyps, int(scored[j]), g, depth, ceiling - n - (sum(low) - mine)))
         owners.append((j, len(dealt)))
     tried = workers.map(try_parts, tasks)
-    search.nodes += sum(t[2] for t in tried)
+    with _DRIVER:
+        search.nodes += sum(t[2] for t in tried)
     at = 0
     for j, count in owners:
         got = tried[at:at + count]
