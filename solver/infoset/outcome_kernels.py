@@ -23,16 +23,30 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _bounds(counts: np.ndarray, q: int, n: int, stops: np.ndarray, lb_total: np.ndarray,
-            lb_worst: np.ndarray) -> tuple[int, int, int, bool]:
+def _count(row: np.ndarray, hyps: np.ndarray, counts: np.ndarray, seen: np.ndarray) -> int:
+    """Add the part sizes of one query's `row` at `hyps` to `counts` (zero before), and
+    list the codes met in `seen`, in order; how many there are."""
+    m = 0
+    for j in range(hyps.shape[0]):
+        c = row[hyps[j]]
+        if counts[c] == 0:
+            seen[m] = c
+            m += 1
+        counts[c] += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _bounds(counts: np.ndarray, seen: np.ndarray, m: int, q: int, n: int,
+            stops: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray
+            ) -> tuple[int, int, int, bool]:
     """Query q's lower bounds on the total and the depth at a set of n from its part
-    sizes `counts` (whose parts that end the game are set to 0 here), its largest
-    going part, and whether it ends the game for some of the set."""
+    sizes `counts` at the codes `seen[:m]` (the parts that end the game are set to 0
+    there), its largest going part, and whether it ends the game for some of the set."""
     total, worst, largest, ends = n, 1, 0, False
-    for c in range(counts.shape[0]):
+    for i in range(m):
+        c = seen[i]
         k = counts[c]
-        if k == 0:
-            continue
         if stops[q, c]:
             counts[c] = 0
             ends = True
@@ -60,13 +74,12 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     lbw = np.empty(na, dtype=np.int64)
     useful = np.empty(na, dtype=np.bool_)
     ends = np.empty(na, dtype=np.bool_)
+    seen = np.empty(nc, dtype=np.int64)
     for a in range(na):
         q = active[a]
-        row = codes[q]
-        g = going[a]
-        for j in range(n):
-            g[row[hyps[j]]] += 1
-        total, worst, largest, ends[a] = _bounds(g, q, n, stops, lb_total, lb_worst)
+        m = _count(codes[q], hyps, going[a], seen)
+        total, worst, largest, ends[a] = _bounds(going[a], seen, m, q, n, stops, lb_total,
+                                                 lb_worst)
         lbq[a], lbw[a], useful[a] = total, worst, largest < n
     return going, lbq, lbw, useful, ends
 
@@ -91,24 +104,15 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
             continue
         row = codes[q]
         m = 0
-        for j in range(n):
+        for j in range(n):  # (_count, written out: 10% faster here)
             c = row[hyps[j]]
             if counts[c] == 0:
                 seen[m] = c
                 m += 1
             counts[c] += 1
-        total, worst, largest = n, 1, 0
+        total, worst, largest, _ = _bounds(counts, seen, m, q, n, stops, lb_total, lb_worst)
         for i in range(m):
-            c = seen[i]
-            k = counts[c]
-            counts[c] = 0
-            if stops[q, c]:
-                continue
-            total += lb_total[k]
-            if 1 + lb_worst[k] > worst:
-                worst = 1 + lb_worst[k]
-            if k > largest:
-                largest = k
+            counts[seen[i]] = 0
         if largest < n:
             if total < best_total:
                 best_total = total
