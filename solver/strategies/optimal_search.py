@@ -193,10 +193,10 @@ class OptimalSearch:
                                   (lbq[i], lbw[i], krank[i]) >= best[:3]):
                 break
             q = int(tried[i])
-            tree = self._try(hyps, q, going[i], depth,
-                             bound if best is None else min(bound, best[0]),
-                             None if stab is None else self.symmetry.fixing(stab, q), active,
-                             allowed)
+            tree = self.try_query(hyps, q, going[i], depth,
+                                  bound if best is None else min(bound, best[0]),
+                                  None if stab is None else self.symmetry.fixing(stab, q),
+                                  active, allowed)
             if tree is not None:
                 cand = (tree[0], tree[1], int(krank[i]), q)
                 if best is None or cand < best:
@@ -321,22 +321,22 @@ class OptimalSearch:
         """The queries still allowed after query `q` read the code labelled `label`."""
         return allowed if self.rules is None else self.rules.after(allowed, q, label)
 
-    def _try(self, hyps: np.ndarray, q: int, going: np.ndarray, depth: int | None,
-             limit: int, stab: np.ndarray | None, active: np.ndarray,
-             allowed: Mask) -> tuple[int, int] | None:
-        """The best tree under query `q`, if its total is at most `limit`. `active`: the
-        queries that part `hyps` in every way any query does."""
+    def raised(self, hyps: np.ndarray, q: int, going: np.ndarray, depth: int | None,
+               limit: int, stab: np.ndarray | None, active: np.ndarray,
+               allowed: Mask) -> tuple[list[int], list[np.ndarray], list, list[int]] | None:
+        """Query q's parts at `hyps` that go on (those with sizes in `going`), largest
+        first, as (codes, parts, the queries each allows, their lower bounds): each
+        part's size bound raised in turn to its floor and to what the table knows; None
+        once |hyps| plus those bounds pass `limit`, or a floor of the depth passes
+        `depth` - 1 (the query cannot beat the limit: no part need be searched)."""
         row = self.table.row(q, hyps)
         labels = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
         parts = [hyps[row == c] for c in labels]  # largest first
         oks = [self.allowed_after(allowed, q, c) for c in labels]
-        total, worst = len(hyps), 1
         child_depth = None if depth is None else depth - 1
-        # the parts' size bounds, raised one by one (largest first) to their floors: a
-        # query that cannot beat the limit is dropped before any part is searched
         lows = [int(self.lb_total[len(p)]) for p in parts]
-        rest = sum(lows)
-        if total + rest > limit:
+        rest = len(hyps) + sum(lows)
+        if rest > limit:
             return None
         for j, part in enumerate(parts):
             low, deep = self.floor(part, active if self.rules is None else
@@ -344,8 +344,24 @@ class OptimalSearch:
             low = max(low, self.known(part, child_depth, oks[j]))
             rest += low - lows[j]
             lows[j] = low
-            if total + rest > limit or (child_depth is not None and deep > child_depth):
+            if rest > limit or (child_depth is not None and deep > child_depth):
                 return None
+        return labels, parts, oks, lows
+
+    def try_query(self, hyps: np.ndarray, q: int, going: np.ndarray, depth: int | None,
+                  limit: int, stab: np.ndarray | None, active: np.ndarray,
+                  allowed: Mask) -> tuple[int, int] | None:
+        """The best tree under query `q` for its parts with sizes in `going` (the query
+        counts once for each of `hyps`), if its total is at most `limit`. `active`: the
+        queries that part `hyps` in every way any query does; `stab`: symmetries that
+        map `hyps` and `q` onto themselves."""
+        raised = self.raised(hyps, q, going, depth, limit, stab, active, allowed)
+        if raised is None:
+            return None
+        _, parts, oks, lows = raised
+        total, worst = len(hyps), 1
+        child_depth = None if depth is None else depth - 1
+        rest = sum(lows)
         for part, low, ok in zip(parts, lows, oks, strict=True):
             rest -= low
             got = self.solve(part, child_depth, limit - total - rest, stab, active, ok)

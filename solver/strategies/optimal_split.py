@@ -6,15 +6,15 @@ first query's parts (most of the work: its tree is usually the best) are solved
 exactly, largest first: a part of fewer than SPLIT secrets as one task, a larger
 one split the same way at its own first level (its first query's parts, then its
 other queries), so one large part does not leave the other workers idle. Their
-total is a bound B. Every other query
-whose lower bounds could beat or tie that tree is then tried against B: its parts
-dealt into one group per worker, each group a task that solves its parts in turn
-with the running limit (the serial search's try), limited by B less |S| and the
-other groups' lower bounds. A query whose tree
-is as good as B is solved exactly, so the least (total, worst, K rank) wins, as in
-the serial search. The winner's parts come back with their solved trees
-(`OptimalSearch.plan`), so a whole evaluation after the root is read from them, not
-searched again.
+total is a bound B. Every other query whose lower bounds could beat or tie that tree
+is raised to its parts' floors on the driver (`OptimalSearch.raised`) and dropped when
+they pass B; the rest are tried against B as the serial search tries a query
+(`OptimalSearch.try_query`): with at least as many of them as workers, one task each;
+with fewer, each one's parts dealt into one group per worker, limited by B less |S|
+and the other groups' floors. A query whose tree is as good as B is solved exactly,
+so the least (total, worst, K rank) wins at every level, as in the serial search.
+The winner's parts come back with their solved trees (`OptimalSearch.plan`), so a
+whole evaluation after the root is read from them, not searched again.
 """
 
 from __future__ import annotations
@@ -49,38 +49,37 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
 def try_parts(recipe: Recipe, hyps: np.ndarray, query: int, codes: list[int],
               depth: int | None, limit: int) -> tuple[tuple[int, int] | None,
                                                       dict[bytes, tuple], int]:
-    """A worker's task: under one query at `hyps`, the parts with feedback `codes`, solved
-    in turn (largest first) with the running limit, as the serial search's try does:
-    their (total, worst) if the total is at most `limit`, else None; the solved trees;
-    and the information sets this task searched."""
+    """A worker's task: under one query at `hyps`, the parts with feedback `codes`, tried
+    as the serial search tries a query (their floors first, then each part in turn,
+    largest first, with the running limit): their (total, worst) if the total is at
+    most `limit`, else None; the solved trees; and the information sets this task
+    searched."""
     search: OptimalSearch = recipe.build()[1].search
     before = search.nodes
     row = search.table.row(query, hyps)
-    parts = sorted((hyps[row == c] for c in codes), key=len, reverse=True)
+    going = np.bincount(row)
+    going[np.setdiff1d(np.flatnonzero(going), codes)] = 0  # only this task's parts
+    n = len(hyps)
+    got = search.try_query(hyps, query, going, depth, n + limit,
+                           _fixing(search, hyps, query), search.all_queries, None)
+    if got is None:
+        return None, {}, search.nodes - before
     child = None if depth is None else depth - 1
-    # as the serial search's try: each part's size bound raised to its floor first,
-    # so a query that cannot beat the limit is dropped before any part is searched
-    sym, stab = search.symmetry, None  # the symmetries that fix the set and the query
-    if sym is not None:
-        stab = sym.fixing(sym.stabiliser(hyps), query)
-    lows = []
-    for part in parts:
-        low, deep = search.floor(part, search.all_queries, None, stab)
-        lows.append(max(low, search.known(part, child)))
-        if sum(lows) + sum(int(search.lb_total[len(p)]) for p in parts[len(lows):]) > limit \
-                or (child is not None and deep > child):
-            return None, {}, search.nodes - before
-    total, worst = 0, 0
-    rest = sum(lows)
     plan: dict[bytes, tuple] = {}
-    for part, low in zip(parts, lows, strict=True):
-        rest -= low
-        got = search.solve(part, child, limit - total - rest)
-        if not isinstance(got, tuple) or total + got[0] + rest > limit:
-            return None, {}, search.nodes - before
-        total, worst = total + got[0], max(worst, got[1])
-        plan.update(search.plan(part, child))
-    return (total, worst), plan, search.nodes - before
+    for c in codes:
+        plan.update(search.plan(hyps[row == c], child))
+    # (the query counted once for each of `hyps`, and one deeper than its parts)
+    return (got[0] - n, got[1] - 1), plan, search.nodes - before
+
+
+def _fixing(search: OptimalSearch, hyps: np.ndarray, q: int,
+            stab: np.ndarray | None = None) -> np.ndarray | None:
+    """The symmetries that map `hyps` and query q onto themselves (from `stab`, those
+    of `hyps`, when known)."""
+    sym = search.symmetry
+    if sym is None:
+        return None
+    return sym.fixing(sym.stabiliser(hyps) if stab is None else stab, q)
 
 
 def groups(sizes: dict[int, int], k: int) -> list[list[int]]:
@@ -126,18 +125,18 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     plan: dict[bytes, tuple] = {}
     if (tree := _joined(n, got)) is not None:
         best, plan = (*tree, int(krank[i]), int(scored[i])), _merged(got)
-    # Every other query that could beat or tie it: its parts dealt into one group per
-    # worker, each group tried in turn with the running limit, against that total.
+    # Every other query that could beat or tie it, tried against that total.
     rest = [j for j in order[1:] if best is None or (lbq[j], lbw[j], krank[j]) < best[:3]]
     ceiling = NO_TREE - 1 if best is None else best[0]
     tasks, owners, kept = [], [], []
     for j in rest:
         q = int(scored[j])
         with _DRIVER:
-            lows = _floors(search, hyps, q, going[j], child, ceiling - n,
-                           None if stab is None else search.symmetry.fixing(stab, q))
-        if lows is not None:  # else its parts' floors pass the ceiling: as the serial try
-            kept.append((j, lows))
+            raised = search.raised(hyps, q, going[j], depth, ceiling,
+                                   None if stab is None else _fixing(search, hyps, q, stab),
+                                   search.all_queries, None)
+        if raised is not None:  # else its parts' floors pass the ceiling: as the serial try
+            kept.append((j, dict(zip(raised[0], raised[3], strict=True))))
     # as many queries as workers: one task each, all its parts in turn (the serial try:
     # a part that passes the limit ends it); fewer: each one's parts dealt into groups
     share = 1 if len(kept) >= workers.size else workers.size
@@ -163,22 +162,6 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         return None, {}
     tree = (best[0], best[1], best[3])
     return tree, {**plan, hyps.tobytes(): tree}
-
-
-def _floors(search: OptimalSearch, hyps: np.ndarray, q: int, going: np.ndarray,
-            child: int | None, limit: int, stab: np.ndarray | None) -> dict[int, int] | None:
-    """Query q's parts at `hyps` (feedback code -> the floor of its total), raised one by
-    one, largest first, as the serial search's try does; None once they pass `limit`
-    (or a floor of the depth passes `child`)."""
-    row = search.table.row(q, hyps)
-    codes = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
-    lows = {c: int(search.lb_total[int(going[c])]) for c in codes}
-    for c in codes:
-        low, deep = search.floor(hyps[row == c], search.all_queries, None, stab)
-        lows[c] = max(lows[c], low)
-        if sum(lows.values()) > limit or (child is not None and deep > child):
-            return None
-    return lows
 
 
 def _joined(n: int, got: list[tuple]) -> tuple[int, int] | None:
