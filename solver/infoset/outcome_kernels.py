@@ -104,7 +104,7 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
             continue
         row = codes[q]
         m = 0
-        for j in range(n):  # (_count, written out: 10% faster here)
+        for j in range(n):  # (_count written out: 5-8% faster on MM(4,6)'s floors)
             c = row[hyps[j]]
             if counts[c] == 0:
                 seen[m] = c
