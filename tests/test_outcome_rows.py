@@ -71,14 +71,29 @@ def test_codes_on_demand_agree_with_the_dense_table_on_random_sets():
                 got = np.stack([np.bincount(small.table.book, weights=row,
                                             minlength=dense.table.ncodes) for row in got])
             assert np.array_equal(got, want)
-        # a superset of the queries that part the set as no earlier one does
+        # a superset of the queries that part the set as no earlier one does (all of
+        # `active` for these sizes, or under --top)
         assert set(dense.table.distinct(hyps, active).tolist()) <= \
             set(small.table.distinct(hyps, active).tolist())
+        assert np.array_equal(small.table.distinct(hyps, active, top=1), active)
         ok = np.ones(1296, dtype=bool)
         assert small.table.least_bounds(hyps, small.lb_total, small.lb_worst, active, ok,
                                         NO_TREE) == \
             dense.table.least_bounds(hyps, dense.lb_total, dense.lb_worst, active, ok,
                                      NO_TREE)
+
+
+def test_a_set_of_9_to_64_lists_the_dense_tables_distinct_queries():
+    """There the pass pays (DISTINCT); 20 codes that share their first pegs are parted
+    alike by many of the 1,296 queries."""
+    small, dense = searches({}, 1)
+    everyone = small.all_queries
+    for n in (20, 64):
+        hyps = np.arange(n, dtype=np.int64)
+        want = dense.table.distinct(hyps, everyone)
+        assert len(want) < len(everyone)
+        assert np.array_equal(small.table.distinct(hyps, everyone), want)
+    assert np.array_equal(small.table.distinct(np.arange(8), everyone), everyone)
 
 
 def test_five_pegs_eight_colours_is_searched_from_its_orbits():

@@ -25,6 +25,7 @@ import numpy as np
 from sleuth.solver.infoset.codes import CodeMatrix, RowCache
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
+DISTINCT = (8, 64)  # the sizes of sets whose distinct queries are listed (see distinct)
 CHUNK_SHARE = 8  # a computed block of codes takes at most memory_mb / CHUNK_SHARE
 
 
@@ -118,13 +119,24 @@ class OutcomeRows:
             total, worst = min(total, t), min(worst, w)
         return total, worst
 
-    def distinct(self, hyps: np.ndarray, active: np.ndarray) -> np.ndarray:
-        """All of `active`: a superset of the queries that part `hyps` as no earlier one
-        does serves the search as well. Here the pass that finds them costs more than it
-        saves: on a game of 32,768 queries and secrets, `optimal --top 1` took 78 s with
-        it and 54 s without, every code of a small set being made twice (once to find
-        them, once to score them)."""
-        return active
+    def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
+        """The queries of `active` that part `hyps` as no earlier one of them does
+        (outcome_kernels.distinct_rows), when the search tries every query (`top` 0) at
+        a set of 9 to 64 secrets (DISTINCT); else all of `active` (a superset serves the
+        search as well). The pass makes the set's codes once more: it pays where every
+        query is tried below the set (the calibrated look-ahead's 60 sets of MM(5,8):
+        34 s with it, 51 s without), not under `--top` (MM(5,8) `optimal --top 1`: 88 s
+        with it at every set of up to 64, 63 s without), nor at a set so small that its
+        first query usually meets its size bound (the look-ahead's parts of up to 8:
+        two thirds of its time went to this pass)."""
+        from sleuth.solver.infoset.outcome_kernels import distinct_rows
+
+        if top or not DISTINCT[0] < len(hyps) <= DISTINCT[1]:
+            return active
+        codes = self.labels(hyps, active)
+        kept = distinct_rows(codes, np.arange(len(hyps)), self.stops[active],
+                             np.arange(len(active)))
+        return active[kept]
 
 
 def _stop_table(candidates: Candidates, queries: list[Query], book: np.ndarray) -> np.ndarray:

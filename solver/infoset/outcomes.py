@@ -90,9 +90,9 @@ class OutcomeTable:
         return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, active,
                             allowed, none)
 
-    def distinct(self, hyps: np.ndarray, active: np.ndarray) -> np.ndarray:
+    def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does
-        (outcome_kernels.distinct_rows)."""
+        (outcome_kernels.distinct_rows), whatever the search tries (`top`)."""
         from sleuth.solver.infoset.outcome_kernels import distinct_rows
 
         return distinct_rows(self.small, hyps, self.stops, active)

@@ -142,7 +142,8 @@ class OptimalSearch:
         if self.rules is not None:
             mask = mask_of(allowed)
             return self.all_queries if mask is None else np.flatnonzero(mask)
-        return self.table.distinct(hyps, self.all_queries if active is None else active)
+        return self.table.distinct(hyps, self.all_queries if active is None else active,
+                                   self.top)
 
     def terminal(self, hyps: np.ndarray) -> bool:
         if self.stop_game:
