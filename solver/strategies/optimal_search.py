@@ -50,6 +50,9 @@ from sleuth.solver.strategies.optimal_bounds import fill as _fill
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
 
 
+SETTLED = 256  # the largest set whose own secrets are tried first (settled)
+
+
 class OptimalSearch:
     """The branch and bound over one game's listed hypotheses (indices into its table)."""
 
@@ -178,12 +181,40 @@ class OptimalSearch:
         if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
             stab = self.symmetry.stabiliser(hyps)
         active = self.searched(hyps, active, allowed)
-        best = self._search(hyps, depth, bound, stab, active, allowed)
+        best = self.settled(hyps, depth, stab, active, allowed)
+        if best is None:
+            best = self._search(hyps, depth, bound, stab, active, allowed)
         if best is None:
             self.memo[key] = max(bound + 1, hit or 0)
             return self.memo[key]
         self.memo[key] = best
         return best
+
+    def settled(self, hyps: np.ndarray, depth: int | None, stab: np.ndarray | None,
+                active: np.ndarray, allowed: Mask) -> tuple | None:
+        """The search's answer at once, when one of the set's own secrets, asked first,
+        gives a tree that meets both size bounds (lb_total[n], lb_worst[n]): no tree is
+        better, and no other query comes before it in the search's order (those bounds,
+        then rule K, which puts the set's own secrets first, by index). The secrets are
+        scored alone, not every query (on MM(5,8) a part of a few codes otherwise scores
+        32,768). Only for sets of at most SETTLED, without --top (whose order is cut) or
+        a history rule; None otherwise, or when no secret meets the bounds."""
+        n = len(hyps)
+        if self.top or self.rules is not None or not self.secret_like or n > SETTLED:
+            return None
+        own = active[self.possible(hyps)[active]]  # ascending, as rule K ranks them
+        if stab is not None:  # one query per orbit, as the search tries them
+            own = own[self.symmetry.representatives(stab)[own]]
+        going, useful, lbq, lbw, _ = self.scores(hyps, own)
+        want = (int(self.lb_total[n]), int(self.lb_worst[n]))
+        for i in np.flatnonzero(useful & (lbq == want[0]) & (lbw == want[1])).tolist():
+            q = int(own[i])
+            tree = self.try_query(hyps, q, going[i], depth, want[0],
+                                  None if stab is None else self.symmetry.fixing(stab, q),
+                                  active, allowed)
+            if tree == want:
+                return (*want, q)
+        return None
 
     def _search(self, hyps: np.ndarray, depth: int | None, bound: int,
                 stab: np.ndarray | None, active: np.ndarray, allowed: Mask) -> tuple | None:
