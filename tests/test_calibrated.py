@@ -107,6 +107,20 @@ def test_the_bound_skips_only_queries_that_cannot_win(depth, monkeypatch):
         assert fast.total == slow.total and fast.tree == slow.tree
 
 
+def test_a_large_part_is_scored_on_one_query_per_orbit():
+    """Depth 2 scores a part of at least SYMMETRIC secrets on one query per orbit of its
+    stabiliser: the same cost as every query's second split, computed here."""
+    game = load_game(MM, {"pegs": 4, "colours": 5})
+    s = make_strategy("calibrated", Candidates(game), samples=20)
+    t = s.table
+    assert t.symmetry is not None
+    for part in (np.arange(625), np.arange(300), np.arange(0, 625, 2)):
+        counts = t.counts(part)
+        second = np.where(t.stops, 0.0, s.estimate[counts]).sum(axis=1)
+        second[np.where(t.stops, 0, counts).max(axis=1) == len(part)] = np.inf
+        assert s.part_cost(part) == len(part) + second.min()
+
+
 def test_options_and_refusals():
     game = load_game(MM, {"pegs": 2, "colours": 3})
     with pytest.raises(SleuthError, match="depth"):

@@ -25,6 +25,10 @@ is larger than `exact` as its size (one more query each) plus the least depth-1 
 a second query reaches on it, with every part of that second split costed by E of its
 size. Least is best; ties by rule K. Uniform beliefs and deterministic feedback only;
 one query per orbit where the game has symmetries.
+
+A decision costs queries in the order of a lower bound on their score taken from part
+sizes alone (`least_costs`), and stops once that bound passes the best score found: the
+choice is the one of costing every query (docs/solver.md).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from sleuth.solver.strategies.lookahead import least_by_k, require_uniform
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 CALIBRATE = 48  # the largest set solved exactly to calibrate the estimate
+SYMMETRIC = 256  # depth 2 scores a part this large on one query per orbit of its symmetries
 LATE = 1e9  # the cost of a secret the game's max_queries leaves unfinished
 
 
@@ -64,6 +69,7 @@ class Calibrated(ListedStrategy):
         self.fit, self.per_size = self._calibrate(seed)
         self.search.symmetry = None
         self.estimate = self._estimates(candidates.game.hypotheses.size)
+        self.second_low = self._second_bounds(candidates.game.hypotheses.size)
 
     # -- calibration
 
@@ -111,6 +117,36 @@ class Calibrated(ListedStrategy):
         out[0] = 0.0
         return np.maximum(out, self.search.lb_total[:size + 1].astype(float))
 
+    def _second_bounds(self, size: int) -> np.ndarray:
+        """For n = 0..size: a lower bound on depth 2's cost of a part of n secrets, n plus
+        the least sum of the estimate over a second split's going parts. Those are at
+        most one per feedback code (B), and hold at least n - s secrets, s the most that
+        one query ends the game for at the whole set. Below the estimate lies its convex
+        minorant H (H(0) = 0), and by Jensen's inequality any B sizes summing to S give
+        at least B H(S / B) (with H convex and H(0) = 0 that falls as B grows). Never
+        below the search's size bound."""
+        n = np.arange(size + 1, dtype=float)
+        hull = [0]  # the lower convex hull of (k, estimate[k]), left to right
+        for k in range(1, size + 1):
+            while len(hull) >= 2:
+                a, b = hull[-2], hull[-1]
+                if (self.estimate[b] - self.estimate[a]) * (k - a) >= \
+                        (self.estimate[k] - self.estimate[a]) * (b - a):
+                    hull.pop()
+                else:
+                    break
+            hull.append(k)
+        t = self.table
+        everyone, root = np.arange(size, dtype=np.int64), np.arange(len(t.queries))
+        if t.symmetry is not None:  # one query per orbit: the others end as many
+            root = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(everyone)))
+        stopped = int(np.where(t.stops[root], t.counts(everyone, root), 0).max()) \
+            if t.stops.any() else 0
+        codes = t.stops.shape[1]
+        spread = np.maximum(n - stopped, 0) / codes
+        low = n + codes * np.interp(spread, hull, self.estimate[hull])
+        return np.maximum(np.floor(low * (1 - 1e-9)), self.search.lb_total[:size + 1])
+
     def exact_cost(self, hyps: np.ndarray, depth: int | None = None) -> float:
         """The least total of an optimal tree for the set within `depth` queries (None: no
         limit; the search's memo keeps it); LATE a secret when no tree is that shallow."""
@@ -124,9 +160,10 @@ class Calibrated(ListedStrategy):
 
     # -- scoring
 
-    def split_cost(self, counts: np.ndarray) -> np.ndarray:
-        """Per query (rows): the estimated total its parts still need, by size alone."""
-        return np.where(self.table.stops, 0.0, self.estimate[counts]).sum(axis=1)
+    def split_cost(self, counts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+        """Per query (rows of part sizes, with `stops` the codes that end the game for
+        each): the estimated total its parts still need, by size alone."""
+        return np.where(stops, 0.0, self.estimate[counts]).sum(axis=1)
 
     def part_cost(self, part: np.ndarray, left: int | None = None) -> float:
         """A part that goes on: exact when small, else (depth 2) one more query each and
@@ -139,17 +176,19 @@ class Calibrated(ListedStrategy):
             return LATE * len(part)
         if self.depth == 1:
             return float(self.estimate[len(part)])
-        counts = self.table.counts(part)
-        second = self.split_cost(counts)
-        going = np.where(self.table.stops, 0, counts)
-        second[going.max(axis=1) == len(part)] = np.inf  # no progress
-        return len(part) + float(second.min())
+        t, queries = self.table, np.arange(len(self.table.queries))
+        if t.symmetry is not None and len(part) >= SYMMETRIC:  # one query per orbit
+            queries = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(part)))
+        counts = t.counts(part, queries)
+        second = self.split_cost(counts, t.stops[queries])
+        second[np.where(t.stops[queries], 0, counts).max(axis=1) == len(part)] = np.inf
+        return len(part) + float(second.min())  # (no progress: inf)
 
     def least_costs(self, going: np.ndarray) -> np.ndarray:
         """Per query (rows of going part sizes): a lower bound on the sum of its parts'
         costs, from sizes alone: the search's size bound for a part costed exactly or by
         a second split (depth 2), the estimate itself for one costed by it (depth 1)."""
-        large = self.estimate if self.depth == 1 else self.search.lb_total
+        large = self.estimate if self.depth == 1 else self.second_low
         low = np.where(going <= self.exact, self.search.lb_total[going], large[going])
         return np.where(going > 0, low, 0.0).sum(axis=1)
 
