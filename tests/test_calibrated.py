@@ -121,6 +121,23 @@ def test_a_large_part_is_scored_on_one_query_per_orbit():
         assert s.part_cost(part) == len(part) + second.min()
 
 
+def test_the_fitted_estimate_is_the_curve_at_every_size():
+    """`estimate_by="fit"`: E(n) = n (a + b log2 n) at every size, never below the size
+    bound, from the same calibration as the default, which takes the mean where a size
+    was solved."""
+    game = load_game(MM, {"pegs": 3, "colours": 4})
+    means = make_strategy("calibrated", Candidates(game), samples=40)
+    fit = make_strategy("calibrated", Candidates(game), samples=40, estimate_by="fit")
+    assert fit.fit == means.fit
+    a, b = fit.fit
+    n = np.arange(1, game.hypotheses.size + 1)
+    curve = np.maximum(n * (a + b * np.log2(n)), fit.search.lb_total[1:])
+    assert np.allclose(fit.estimate[1:], curve) and fit.estimate[0] == 0
+    seen = [k for k in means.per_size if k > 0 and means.per_size[k] > means.search.lb_total[k]
+            and not np.isclose(means.per_size[k], curve[k - 1])]
+    assert seen and all(means.estimate[k] == pytest.approx(means.per_size[k]) for k in seen)
+
+
 def test_options_and_refusals():
     game = load_game(MM, {"pegs": 2, "colours": 3})
     with pytest.raises(SleuthError, match="depth"):

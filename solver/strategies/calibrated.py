@@ -55,6 +55,9 @@ class Calibrated(ListedStrategy):
     exact = Option(int, 8, "parts of at most this many secrets are costed by the exact "
                    "search", minimum=1, maximum=64)
     samples = Option(int, 200, "sets solved exactly to calibrate the estimate", minimum=10)
+    estimate_by = Option(str, "means", "E(n) where sizes were solved: their mean total "
+                         "(means), or the fitted curve at every size (fit)",
+                         choices=("means", "fit"))
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         super().__init__(candidates, seed, **options)
@@ -112,8 +115,9 @@ class Calibrated(ListedStrategy):
         n = np.arange(size + 1, dtype=float)
         a, b = self.fit
         out = n * (a + b * np.log2(np.maximum(n, 1)))
-        for k, mean in self.per_size.items():
-            out[k] = mean
+        if self.estimate_by == "means":
+            for k, mean in self.per_size.items():
+                out[k] = mean
         out[0] = 0.0
         return np.maximum(out, self.search.lb_total[:size + 1].astype(float))
 
