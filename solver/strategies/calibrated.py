@@ -140,14 +140,8 @@ class Calibrated(ListedStrategy):
                 else:
                     break
             hull.append(k)
-        t = self.table
-        everyone, root = np.arange(size, dtype=np.int64), np.arange(len(t.queries))
-        if t.symmetry is not None:  # one query per orbit: the others end as many
-            root = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(everyone)))
-        stopped = int(np.where(t.stops[root], t.counts(everyone, root), 0).max()) \
-            if t.stops.any() else 0
-        codes = t.stops.shape[1]
-        spread = np.maximum(n - stopped, 0) / codes
+        codes = self.table.stops.shape[1]
+        spread = np.maximum(n - self.search.most_ended, 0) / codes
         low = n + codes * np.interp(spread, hull, self.estimate[hull])
         return np.maximum(np.floor(low * (1 - 1e-9)), self.search.lb_total[:size + 1])
 

@@ -102,6 +102,7 @@ class OptimalSearch:
         """Lower bounds on the total and the depth of a part of n secrets, n = 0..size."""
         total = np.zeros(size + 1, dtype=np.int64)
         depth = np.zeros(size + 1, dtype=np.int64)
+        self.most_ended = 0  # the most secrets one query ends the game for at the whole set
         if not self.queries:
             return total, depth
         # every query's parts of the whole set; one query per orbit gives the same maxima
@@ -113,6 +114,7 @@ class OptimalSearch:
         stops = self.stops if root is None else self.stops[root]
         if self.stop_game:
             stopped = np.where(stops, counts, 0).max(axis=1)
+            self.most_ended = int(stopped.max())
             branches = int(((counts > 0) & ~stops).sum(axis=1).max())
             if stopped.max() <= 1 and branches >= 1:
                 for n in range(1, size + 1):
