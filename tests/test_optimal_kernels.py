@@ -1,15 +1,26 @@
 """The exact searches' compiled loops (solver/infoset/outcome_kernels.py) against the
 same quantities computed here in numpy, on random outcome tables with game-ending
-feedback, and the per-set floor against a search: a floor never exceeds the proven
-value."""
+feedback, each pass cut over threads against the same pass on one; a fork after a
+split pass (the layer is fork-safe); and the per-set floor against a search: a floor
+never exceeds the proven value."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from sleuth.compiler import load_game
-from sleuth.solver.infoset.outcome_kernels import least_bounds, part_sizes
+from sleuth.solver.infoset import threads
+from sleuth.solver.infoset.outcome_kernels import (
+    distinct_rows,
+    least_bounds,
+    least_bounds_serial,
+    least_bounds_split,
+    part_sizes,
+)
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 from tests.conftest import ROOT
@@ -74,3 +85,81 @@ def test_floor_never_exceeds_the_optimum(guesses):
         assert deep <= fresh.least_depth(hyps)
         raised += low > search.lb_total[len(hyps)]
     assert raised > 0  # the floors do more than the size bounds somewhere
+
+
+def numpy_distinct(codes, hyps, stops):
+    """The queries whose (code, ends) row at `hyps` no earlier query has."""
+    seen, kept = set(), []
+    for q in range(len(codes)):
+        row = tuple((int(c), bool(stops[q, c])) for c in codes[q, hyps])
+        if row not in seen:
+            seen.add(row)
+            kept.append(q)
+    return np.array(kept, dtype=np.int64)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_split_passes_equal_one_thread(seed):
+    """Each pass cut into 2, 3 and 7 runs of queries (as the threads take them) gives what
+    it gives uncut and what numpy gives, including where one run stops early at the size
+    bounds and another does not."""
+    rng = np.random.default_rng(100 + seed)
+    nq, nh, nc = int(rng.integers(20, 90)), int(rng.integers(10, 80)), int(rng.integers(2, 7))
+    # few codes: many queries repeat a row, so distinct_rows has work
+    codes = rng.integers(0, nc, size=(nq, nh)).astype(np.uint8)
+    stops = rng.random((nq, nc)) < 0.2
+    lb_total = np.concatenate([[0], np.cumsum(rng.integers(1, 4, size=nh))]).astype(np.int64)
+    lb_worst = np.concatenate([[0], np.cumsum(rng.integers(0, 2, size=nh))]).astype(np.int64)
+    for _ in range(6):
+        hyps = np.sort(rng.choice(nh, size=int(rng.integers(2, nh + 1)), replace=False))
+        active = np.sort(rng.choice(nq, size=int(rng.integers(1, nq + 1)), replace=False))
+        allowed = rng.random(nq) < 0.8
+        one = least_bounds_serial(codes, hyps, stops, lb_total, lb_worst, active, allowed,
+                                  NO_TREE)
+        whole = part_sizes(codes, hyps, stops, lb_total, lb_worst, active, 1)
+        want = numpy_scores(codes[active], hyps, stops[active], lb_total, lb_worst)
+        for w, g in zip(want, whole, strict=True):
+            assert np.array_equal(w, g)
+        kept = numpy_distinct(codes[active], hyps, stops[active])
+        for pieces in (2, 3, 7):
+            assert least_bounds_split(codes, hyps, stops, lb_total, lb_worst, active,
+                                      allowed, NO_TREE, pieces) == one
+            cut = part_sizes(codes, hyps, stops, lb_total, lb_worst, active, pieces)
+            for w, g in zip(whole, cut, strict=True):
+                assert np.array_equal(w, g)
+            assert np.array_equal(distinct_rows(codes, hyps, stops, active, pieces),
+                                  active[kept])
+
+
+def test_a_pass_is_split_only_above_split():
+    import numba
+
+    assert threads.pieces(threads.SPLIT - 1) == 1
+    assert threads.pieces(threads.SPLIT) == (numba.get_num_threads() if threads.usable()
+                                             else 1)
+
+
+FORKED = """
+import os, sys
+import numpy as np
+from sleuth.solver.infoset.outcome_kernels import least_bounds_split
+rng = np.random.default_rng(0)
+codes = rng.integers(0, 5, size=(400, 300)).astype(np.uint8)
+stops = np.zeros((400, 5), dtype=bool)
+lb = np.arange(301, dtype=np.int64)
+args = (codes, np.arange(300), stops, lb, lb, np.arange(400), np.ones(400, dtype=bool), 1 << 60, 2)
+first = least_bounds_split(*args)
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if least_bounds_split(*args) == first else 3)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not threads.usable(), reason="no fork- and thread-safe layer (tbb)")
+def test_a_forked_child_runs_split_passes():
+    """The searches run in forked children (compiler/guard.py, evaluate --workers): a
+    child forked after a split pass runs one too (GNU OpenMP's layer would hang here)."""
+    done = subprocess.run([sys.executable, "-c", FORKED], timeout=120, cwd=ROOT)
+    assert done.returncode == 0

@@ -68,10 +68,12 @@ class Workers:
         if scheduler is not None:
             self.client = connect(scheduler)
         else:
+            # one core each: the compiled passes too (solver/infoset/threads.py)
             self.cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
                                         processes=True, dashboard_address=None,
                                         host="127.0.0.1", silence_logs=50,
-                                        scheduler_kwargs=LOOPBACK_HTTP)
+                                        scheduler_kwargs=LOOPBACK_HTTP,
+                                        env={"NUMBA_NUM_THREADS": "1"})
             self.client = Client(self.cluster)
         self.size = max(1, len(self.client.scheduler_info()["workers"]))
 

@@ -9,6 +9,11 @@ codes) temporaries the vectorised form makes.
     distinct_rows the queries whose outcome rows at a set no earlier query has: the
                   others part it, and every subset of it, exactly as one kept does
 
+A pass over many queries is cut into runs of the query order, one per thread
+(threads.py says how many); each run is the one-thread loop over its queries, and the
+results are put together as one run's would be, so a pass gives the same answer however
+it is cut (tests/test_optimal_kernels.py).
+
 A query's lower bounds add, over its parts that go on (feedback not in `stops`), the
 size bounds `lb_total[size]` to the set's size, and take 1 + the largest
 `lb_worst[size]` (1 when no part goes on). The reference form in numpy is
@@ -19,7 +24,9 @@ the other.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+from sleuth.solver.infoset import threads
 
 
 @njit(cache=True, nogil=True)
@@ -59,14 +66,16 @@ def _bounds(counts: np.ndarray, seen: np.ndarray, m: int, q: int, n: int,
     return total, worst, largest, ends
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-               lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray
+               lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
+               pieces: int = 1
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(going, lbq, lbw, useful, ends) of the queries `active`, one row each: the sizes
     of each one's parts that go on (queries x codes), its lower bounds on the total and
     the depth, whether it splits the set or ends the game for part of it (its largest
-    going part is smaller than the set), and whether some of the set ends there."""
+    going part is smaller than the set), and whether some of the set ends there. The
+    queries are cut in `pieces` runs, one per thread (threads.pieces)."""
     nc = stops.shape[1]
     na, n = active.shape[0], hyps.shape[0]
     going = np.zeros((na, nc), dtype=np.int64)
@@ -74,31 +83,28 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     lbw = np.empty(na, dtype=np.int64)
     useful = np.empty(na, dtype=np.bool_)
     ends = np.empty(na, dtype=np.bool_)
-    seen = np.empty(nc, dtype=np.int64)
-    for a in range(na):
-        q = active[a]
-        m = _count(codes[q], hyps, going[a], seen)
-        total, worst, largest, ends[a] = _bounds(going[a], seen, m, q, n, stops, lb_total,
-                                                 lb_worst)
-        lbq[a], lbw[a], useful[a] = total, worst, largest < n
+    for k in prange(pieces):
+        seen = np.empty(nc, dtype=np.int64)
+        for a in range(k * na // pieces, (k + 1) * na // pieces):
+            q = active[a]
+            m = _count(codes[q], hyps, going[a], seen)
+            total, worst, largest, ends[a] = _bounds(going[a], seen, m, q, n, stops,
+                                                     lb_total, lb_worst)
+            lbq[a], lbw[a], useful[a] = total, worst, largest < n
     return going, lbq, lbw, useful, ends
 
 
 @njit(cache=True, nogil=True)
-def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-                 lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
-                 allowed: np.ndarray, none: int) -> tuple[int, int]:
-    """The least lower bounds on the total and on the depth over the queries `active`
-    that are allowed and useful (each least on its own), each raised to at least the
-    set's own size bound (`lb_total[n]`, `lb_worst[n]`); (none, none) when there is no
-    such query. Only the codes a query gives at the set are visited, and the scan ends
-    once both reach the size bounds: no later query can change the result."""
+def _least(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
+           lb_worst: np.ndarray, active: np.ndarray, allowed: np.ndarray, none: int,
+           lo: int, hi: int) -> tuple[int, int]:
+    """least_bounds over the queries active[lo:hi], not yet raised to the size bounds."""
     nc = stops.shape[1]
     n = hyps.shape[0]
     counts = np.zeros(nc, dtype=np.int64)
     seen = np.empty(nc, dtype=np.int64)  # the codes met, in order
     best_total, best_worst = none, none
-    for a in range(active.shape[0]):
+    for a in range(lo, hi):
         q = active[a]
         if not allowed[q]:
             continue
@@ -120,27 +126,90 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                 best_worst = worst
             if best_total <= lb_total[n] and best_worst <= lb_worst[n]:
                 break
-    return max(best_total, lb_total[n]), max(best_worst, lb_worst[n])
+    return best_total, best_worst
 
 
 @njit(cache=True, nogil=True)
+def least_bounds_serial(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                        lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
+                        allowed: np.ndarray, none: int) -> tuple[int, int]:
+    """least_bounds on one core."""
+    n = hyps.shape[0]
+    total, worst = _least(codes, hyps, stops, lb_total, lb_worst, active, allowed, none, 0,
+                          active.shape[0])
+    return max(total, lb_total[n]), max(worst, lb_worst[n])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def least_bounds_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                       lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
+                       allowed: np.ndarray, none: int, pieces: int) -> tuple[int, int]:
+    """least_bounds with the queries cut in `pieces` runs of the order, one per thread,
+    each stopping on its own at the size bounds; the least of their results."""
+    n, na = hyps.shape[0], active.shape[0]
+    totals = np.empty(pieces, dtype=np.int64)
+    worsts = np.empty(pieces, dtype=np.int64)
+    for k in prange(pieces):
+        totals[k], worsts[k] = _least(codes, hyps, stops, lb_total, lb_worst, active,
+                                      allowed, none, k * na // pieces,
+                                      (k + 1) * na // pieces)
+    return max(totals.min(), lb_total[n]), max(worsts.min(), lb_worst[n])
+
+
+def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                 lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
+                 allowed: np.ndarray, none: int) -> tuple[int, int]:
+    """The least lower bounds on the total and on the depth over the queries `active`
+    that are allowed and useful (each least on its own), each raised to at least the
+    set's own size bound (`lb_total[n]`, `lb_worst[n]`); (none, none) when there is no
+    such query. Only the codes a query gives at the set are visited, and the scan ends
+    once both reach the size bounds: no later query can change the result. A pass that
+    reads at least SPLIT codes is split over the cores (threads.py)."""
+    pieces = threads.pieces(hyps.shape[0] * active.shape[0])
+    if pieces > 1:
+        return least_bounds_split(codes, hyps, stops, lb_total, lb_worst, active, allowed,
+                                  none, pieces)
+    return least_bounds_serial(codes, hyps, stops, lb_total, lb_worst, active, allowed,
+                               none)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _row_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
+              pieces: int) -> np.ndarray:
+    """A hash (FNV-1a) of each query's row at `hyps`: its codes and whether each ends
+    the game; the queries cut in `pieces` runs, one per thread."""
+    na, n = active.shape[0], hyps.shape[0]
+    keys = np.empty(na, dtype=np.uint64)
+    for k in prange(pieces):
+        for a in range(k * na // pieces, (k + 1) * na // pieces):
+            q = active[a]
+            row = codes[q]
+            h = np.uint64(14695981039346656037)
+            for j in range(n):
+                c = row[hyps[j]]
+                v = np.uint64(2 * c + (1 if stops[q, c] else 0) + 1)
+                h = (h ^ v) * np.uint64(1099511628211)
+            keys[a] = h
+    return keys
+
+
 def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-                  active: np.ndarray) -> np.ndarray:
+                  active: np.ndarray, pieces: int = 1) -> np.ndarray:
     """The queries of `active` (ascending) whose rows at `hyps` -- each hypothesis's code
     and whether it ends the game -- no earlier query of `active` has: a query dropped
     has the same parts as one kept, at `hyps` and at every subset of it. Rows are
-    hashed, and rows with equal hashes compared in full."""
+    hashed (over `pieces` threads), and rows with equal hashes compared in full. (A
+    threaded kernel is only ever called from Python: called from another compiled one,
+    numba may run it before its threads are started, and the process crashes.)"""
+    return _distinct_by_keys(codes, hyps, stops, active,
+                             _row_keys(codes, hyps, stops, active, pieces))
+
+
+@njit(cache=True, nogil=True)
+def _distinct_by_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                      active: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """distinct_rows, given each query's row hash."""
     na, n = active.shape[0], hyps.shape[0]
-    keys = np.empty(na, dtype=np.uint64)
-    for a in range(na):
-        q = active[a]
-        row = codes[q]
-        h = np.uint64(14695981039346656037)
-        for j in range(n):
-            c = row[hyps[j]]
-            v = np.uint64(2 * c + (1 if stops[q, c] else 0) + 1)
-            h = (h ^ v) * np.uint64(1099511628211)
-        keys[a] = h
     order = np.argsort(keys, kind="mergesort")  # stable: ascending queries among equals
     keep = np.ones(na, dtype=np.bool_)
     start = 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.codes import CodeMatrix, RowCache
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
@@ -103,7 +104,8 @@ class OutcomeRows:
         from sleuth.solver.infoset.outcome_kernels import part_sizes
 
         pieces = [part_sizes(self.labels(hyps, p), np.arange(len(hyps)), self.stops[p],
-                             lb_total, lb_worst, np.arange(len(p)))
+                             lb_total, lb_worst, np.arange(len(p)),
+                             threads.pieces(len(hyps) * len(p)))
                   for p in self.chunks(len(hyps), active)]
         return tuple(np.concatenate(parts) for parts in zip(*pieces, strict=True))
 
@@ -135,7 +137,7 @@ class OutcomeRows:
             return active
         codes = self.labels(hyps, active)
         kept = distinct_rows(codes, np.arange(len(hyps)), self.stops[active],
-                             np.arange(len(active)))
+                             np.arange(len(active)), threads.pieces(codes.size))
         return active[kept]
 
 
