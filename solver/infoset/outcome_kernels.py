@@ -66,7 +66,40 @@ def _bounds(counts: np.ndarray, seen: np.ndarray, m: int, q: int, n: int,
     return total, worst, largest, ends
 
 
+@njit(cache=True, nogil=True)
+def _sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
+           lb_worst: np.ndarray, active: np.ndarray, lo: int, hi: int, going: np.ndarray,
+           lbq: np.ndarray, lbw: np.ndarray, useful: np.ndarray, ends: np.ndarray) -> None:
+    """part_sizes' rows lo..hi-1, written into its arrays."""
+    n = hyps.shape[0]
+    seen = np.empty(stops.shape[1], dtype=np.int64)
+    for a in range(lo, hi):
+        q = active[a]
+        m = _count(codes[q], hyps, going[a], seen)
+        total, worst, largest, ends[a] = _bounds(going[a], seen, m, q, n, stops, lb_total,
+                                                 lb_worst)
+        lbq[a], lbw[a], useful[a] = total, worst, largest < n
+
+
+@njit(cache=True, nogil=True)
+def _sizes_one(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
+               lb_worst: np.ndarray, active: np.ndarray, going: np.ndarray, lbq: np.ndarray,
+               lbw: np.ndarray, useful: np.ndarray, ends: np.ndarray) -> None:
+    _sizes(codes, hyps, stops, lb_total, lb_worst, active, 0, active.shape[0], going, lbq,
+           lbw, useful, ends)
+
+
 @njit(cache=True, nogil=True, parallel=True)
+def _sizes_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                 lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
+                 going: np.ndarray, lbq: np.ndarray, lbw: np.ndarray, useful: np.ndarray,
+                 ends: np.ndarray, pieces: int) -> None:
+    na = active.shape[0]
+    for k in prange(pieces):
+        _sizes(codes, hyps, stops, lb_total, lb_worst, active, k * na // pieces,
+               (k + 1) * na // pieces, going, lbq, lbw, useful, ends)
+
+
 def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
                pieces: int = 1
@@ -76,21 +109,16 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     the depth, whether it splits the set or ends the game for part of it (its largest
     going part is smaller than the set), and whether some of the set ends there. The
     queries are cut in `pieces` runs, one per thread (threads.pieces)."""
-    nc = stops.shape[1]
-    na, n = active.shape[0], hyps.shape[0]
-    going = np.zeros((na, nc), dtype=np.int64)
-    lbq = np.empty(na, dtype=np.int64)
-    lbw = np.empty(na, dtype=np.int64)
-    useful = np.empty(na, dtype=np.bool_)
-    ends = np.empty(na, dtype=np.bool_)
-    for k in prange(pieces):
-        seen = np.empty(nc, dtype=np.int64)
-        for a in range(k * na // pieces, (k + 1) * na // pieces):
-            q = active[a]
-            m = _count(codes[q], hyps, going[a], seen)
-            total, worst, largest, ends[a] = _bounds(going[a], seen, m, q, n, stops,
-                                                     lb_total, lb_worst)
-            lbq[a], lbw[a], useful[a] = total, worst, largest < n
+    na = active.shape[0]
+    going = np.zeros((na, stops.shape[1]), dtype=np.int64)
+    lbq, lbw = np.empty(na, dtype=np.int64), np.empty(na, dtype=np.int64)
+    useful, ends = np.empty(na, dtype=np.bool_), np.empty(na, dtype=np.bool_)
+    if pieces > 1:
+        _sizes_split(codes, hyps, stops, lb_total, lb_worst, active, going, lbq, lbw,
+                     useful, ends, pieces)
+    else:
+        _sizes_one(codes, hyps, stops, lb_total, lb_worst, active, going, lbq, lbw, useful,
+                   ends)
     return going, lbq, lbw, useful, ends
 
 
@@ -173,24 +201,28 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                                none)
 
 
+@njit(cache=True, nogil=True)
+def _keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
+          lo: int, hi: int, keys: np.ndarray) -> None:
+    """A hash (FNV-1a) of the rows of queries active[lo:hi] at `hyps` (each code, and
+    whether it ends the game), into `keys`."""
+    for a in range(lo, hi):
+        q = active[a]
+        row = codes[q]
+        h = np.uint64(14695981039346656037)
+        for j in range(hyps.shape[0]):
+            c = row[hyps[j]]
+            v = np.uint64(2 * c + (1 if stops[q, c] else 0) + 1)
+            h = (h ^ v) * np.uint64(1099511628211)
+        keys[a] = h
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _row_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
-              pieces: int) -> np.ndarray:
-    """A hash (FNV-1a) of each query's row at `hyps`: its codes and whether each ends
-    the game; the queries cut in `pieces` runs, one per thread."""
-    na, n = active.shape[0], hyps.shape[0]
-    keys = np.empty(na, dtype=np.uint64)
+def _keys_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
+                keys: np.ndarray, pieces: int) -> None:
+    na = active.shape[0]
     for k in prange(pieces):
-        for a in range(k * na // pieces, (k + 1) * na // pieces):
-            q = active[a]
-            row = codes[q]
-            h = np.uint64(14695981039346656037)
-            for j in range(n):
-                c = row[hyps[j]]
-                v = np.uint64(2 * c + (1 if stops[q, c] else 0) + 1)
-                h = (h ^ v) * np.uint64(1099511628211)
-            keys[a] = h
-    return keys
+        _keys(codes, hyps, stops, active, k * na // pieces, (k + 1) * na // pieces, keys)
 
 
 def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
@@ -201,8 +233,12 @@ def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     hashed (over `pieces` threads), and rows with equal hashes compared in full. (A
     threaded kernel is only ever called from Python: called from another compiled one,
     numba may run it before its threads are started, and the process crashes.)"""
-    return _distinct_by_keys(codes, hyps, stops, active,
-                             _row_keys(codes, hyps, stops, active, pieces))
+    keys = np.empty(active.shape[0], dtype=np.uint64)
+    if pieces > 1:
+        _keys_split(codes, hyps, stops, active, keys, pieces)
+    else:
+        _keys(codes, hyps, stops, active, 0, active.shape[0], keys)
+    return _distinct_by_keys(codes, hyps, stops, active, keys)
 
 
 @njit(cache=True, nogil=True)
