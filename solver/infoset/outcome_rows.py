@@ -117,7 +117,8 @@ class OutcomeRows:
         for p in self.chunks(len(hyps), active[allowed[active]]):
             t, w = least_bounds(self.labels(hyps, p), np.arange(len(hyps)), self.stops[p],
                                 lb_total, lb_worst, np.arange(len(p)),
-                                np.ones(len(p), dtype=bool), none)
+                                np.ones(len(p), dtype=bool), none,
+                                threads.pieces(len(hyps) * len(p)))
             total, worst = min(total, t), min(worst, w)
         return total, worst
 

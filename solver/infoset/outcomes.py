@@ -90,7 +90,7 @@ class OutcomeTable:
         from sleuth.solver.infoset.outcome_kernels import least_bounds
 
         return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, active,
-                            allowed, none)
+                            allowed, none, threads.pieces(len(hyps) * len(active)))
 
     def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does
