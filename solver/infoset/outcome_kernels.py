@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from sleuth.solver.infoset import threads
+
 
 @njit(cache=True, nogil=True)
 def _count(row: np.ndarray, hyps: np.ndarray, counts: np.ndarray, seen: np.ndarray) -> int:
@@ -82,14 +84,6 @@ def _sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.
         lbq[a], lbw[a], useful[a] = total, worst, largest < n
 
 
-@njit(cache=True, nogil=True)
-def _sizes_one(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
-               lb_worst: np.ndarray, active: np.ndarray, going: np.ndarray, lbq: np.ndarray,
-               lbw: np.ndarray, useful: np.ndarray, ends: np.ndarray) -> None:
-    _sizes(codes, hyps, stops, lb_total, lb_worst, active, 0, active.shape[0], going, lbq,
-           lbw, useful, ends)
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def _sizes_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                  lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
@@ -103,14 +97,16 @@ def _sizes_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
 
 def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
-               pieces: int = 1
+               pieces: int | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(going, lbq, lbw, useful, ends) of the queries `active`, one row each: the sizes
     of each one's parts that go on (queries x codes), its lower bounds on the total and
     the depth, whether it splits the set or ends the game for part of it (its largest
     going part is smaller than the set), and whether some of the set ends there. The
-    queries are cut in `pieces` runs, one per thread (threads.pieces)."""
+    queries are cut in `pieces` runs, one per thread (None: as threads.pieces says)."""
     na = active.shape[0]
+    if pieces is None:
+        pieces = threads.pieces(hyps.shape[0] * na)
     going = np.zeros((na, stops.shape[1]), dtype=np.int64)
     lbq, lbw = np.empty(na, dtype=np.int64), np.empty(na, dtype=np.int64)
     useful, ends = np.empty(na, dtype=np.bool_), np.empty(na, dtype=np.bool_)
@@ -118,8 +114,8 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
         _sizes_split(codes, hyps, stops, lb_total, lb_worst, active, going, lbq, lbw,
                      useful, ends, pieces)
     else:
-        _sizes_one(codes, hyps, stops, lb_total, lb_worst, active, going, lbq, lbw, useful,
-                   ends)
+        _sizes(codes, hyps, stops, lb_total, lb_worst, active, 0, na, going, lbq, lbw,
+               useful, ends)
     return going, lbq, lbw, useful, ends
 
 
@@ -187,13 +183,15 @@ def least_bounds_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
 
 def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                  lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
-                 allowed: np.ndarray, none: int, pieces: int = 1) -> tuple[int, int]:
+                 allowed: np.ndarray, none: int, pieces: int | None = None) -> tuple[int, int]:
     """The least lower bounds on the total and on the depth over the queries `active`
     that are allowed and useful (each least on its own), each raised to at least the
     set's own size bound (`lb_total[n]`, `lb_worst[n]`); (none, none) when there is no
     such query. Only the codes a query gives at the set are visited, and the scan ends
     once both reach the size bounds: no later query can change the result. The queries
-    are cut in `pieces` runs, one per thread (threads.pieces)."""
+    are cut in `pieces` runs, one per thread (None: as threads.pieces says)."""
+    if pieces is None:
+        pieces = threads.pieces(hyps.shape[0] * active.shape[0])
     if pieces > 1:
         return least_bounds_split(codes, hyps, stops, lb_total, lb_worst, active, allowed,
                                   none, pieces)
@@ -226,11 +224,14 @@ def _keys_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: 
 
 
 def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-                  active: np.ndarray, pieces: int = 1) -> np.ndarray:
+                  active: np.ndarray, pieces: int | None = None) -> np.ndarray:
     """The queries of `active` (ascending) whose rows at `hyps` -- each hypothesis's code
     and whether it ends the game -- no earlier query of `active` has: a query dropped
     has the same parts as one kept, at `hyps` and at every subset of it. Rows are
-    hashed (over `pieces` threads), and rows with equal hashes compared in full."""
+    hashed (over `pieces` threads; None: as threads.pieces says), and rows with equal
+    hashes compared in full."""
+    if pieces is None:
+        pieces = threads.pieces(hyps.shape[0] * active.shape[0])
     keys = np.empty(active.shape[0], dtype=np.uint64)
     if pieces > 1:
         _keys_split(codes, hyps, stops, active, keys, pieces)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.codes import CodeMatrix, RowCache
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
@@ -104,8 +103,7 @@ class OutcomeRows:
         from sleuth.solver.infoset.outcome_kernels import part_sizes
 
         pieces = [part_sizes(self.labels(hyps, p), np.arange(len(hyps)), self.stops[p],
-                             lb_total, lb_worst, np.arange(len(p)),
-                             threads.pieces(len(hyps) * len(p)))
+                             lb_total, lb_worst, np.arange(len(p)))
                   for p in self.chunks(len(hyps), active)]
         return tuple(np.concatenate(parts) for parts in zip(*pieces, strict=True))
 
@@ -117,8 +115,7 @@ class OutcomeRows:
         for p in self.chunks(len(hyps), active[allowed[active]]):
             t, w = least_bounds(self.labels(hyps, p), np.arange(len(hyps)), self.stops[p],
                                 lb_total, lb_worst, np.arange(len(p)),
-                                np.ones(len(p), dtype=bool), none,
-                                threads.pieces(len(hyps) * len(p)))
+                                np.ones(len(p), dtype=bool), none)
             total, worst = min(total, t), min(worst, w)
         return total, worst
 
@@ -138,7 +135,7 @@ class OutcomeRows:
             return active
         codes = self.labels(hyps, active)
         kept = distinct_rows(codes, np.arange(len(hyps)), self.stops[active],
-                             np.arange(len(active)), threads.pieces(codes.size))
+                             np.arange(len(active)))
         return active[kept]
 
 

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sleuth.compiler.api import BudgetError, option
-from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
@@ -80,8 +79,7 @@ class OutcomeTable:
         (going, lbq, lbw, useful, ends), a row each."""
         from sleuth.solver.infoset.outcome_kernels import part_sizes
 
-        return part_sizes(self.small, hyps, self.stops, lb_total, lb_worst, active,
-                          threads.pieces(len(hyps) * len(active)))
+        return part_sizes(self.small, hyps, self.stops, lb_total, lb_worst, active)
 
     def least_bounds(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
                      active: np.ndarray, allowed: np.ndarray, none: int) -> tuple[int, int]:
@@ -90,15 +88,14 @@ class OutcomeTable:
         from sleuth.solver.infoset.outcome_kernels import least_bounds
 
         return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, active,
-                            allowed, none, threads.pieces(len(hyps) * len(active)))
+                            allowed, none)
 
     def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does
         (outcome_kernels.distinct_rows), whatever the search tries (`top`)."""
         from sleuth.solver.infoset.outcome_kernels import distinct_rows
 
-        return distinct_rows(self.small, hyps, self.stops, active,
-                             threads.pieces(len(hyps) * len(active)))
+        return distinct_rows(self.small, hyps, self.stops, active)
 
 
 def too_large(candidates: Candidates, need: int, why: str = "") -> BudgetError:
