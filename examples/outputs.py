@@ -46,11 +46,11 @@ def pool_map(fn: Callable[[Any], Any], items: list[Any], workers: int, what: str
     from rich.console import Console
     from rich.progress import Progress
 
-    from sleuth.solver.evaluation.bench import ignore_interrupts  # the same worker rule
+    from sleuth.solver.evaluation.bench import start_worker  # the same worker rule
 
     out: list[Any] = [None] * len(items)
     console = Console(stderr=True)
-    with get_context("fork").Pool(workers, initializer=ignore_interrupts) as pool, \
+    with get_context("fork").Pool(workers, initializer=start_worker) as pool, \
             Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task(what, total=len(items))
         for i, r in pool.imap_unordered(_indexed, [(fn, i, x) for i, x in enumerate(items)]):

@@ -139,6 +139,30 @@ def test_a_pass_is_split_only_above_split():
                                              else 1)
 
 
+def _pieces_of_a_large_pass(_: object = None) -> int:
+    return threads.pieces(threads.SPLIT * 10)
+
+
+def test_pool_workers_keep_their_passes_to_one_thread():
+    """Workers that share the cores between them (`sleuth bench --workers`, `sleuth atlas
+    --workers`) split no pass; the process that started them still does."""
+    from multiprocessing import get_context
+
+    import numba
+
+    from sleuth.solver.evaluation.bench import start_worker
+    from sleuth.solver.interfaces.atlas import worker_pool
+
+    whole = numba.get_num_threads() if threads.usable() else 1
+    with get_context("fork").Pool(1, initializer=start_worker) as pool:
+        assert pool.apply(_pieces_of_a_large_pass) == 1
+    with worker_pool(1) as pool:
+        assert pool.submit(_pieces_of_a_large_pass).result() == 1
+    with get_context("fork").Pool(1) as pool:  # without the initializer: the whole machine
+        assert pool.apply(_pieces_of_a_large_pass) == whole
+    assert _pieces_of_a_large_pass() == whole
+
+
 FORKED = """
 import os, sys
 import numpy as np

@@ -31,6 +31,7 @@ import numpy as np
 from sleuth.compiler.api import Budget, Game, SleuthError, load_game, option, show_value
 from sleuth.solver.evaluation.cluster import connect
 from sleuth.solver.evaluation.transcript import play_secret
+from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates
@@ -167,7 +168,7 @@ def run(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
     elif workers > 1:
         # Workers ignore Ctrl-C; the parent hears it, and leaving the block terminates
         # them at once (an executor would first finish every queued task).
-        with get_context("fork").Pool(workers, initializer=ignore_interrupts) as pool:
+        with get_context("fork").Pool(workers, initializer=start_worker) as pool:
             for i, r in pool.imap_unordered(_run_indexed, enumerate(tasks)):
                 results[i] = r
                 if progress:
@@ -180,9 +181,11 @@ def run(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
     return [r for r in results if r is not None]
 
 
-def ignore_interrupts() -> None:
-    """A worker process's initializer: Ctrl-C is the parent's to handle."""
+def start_worker() -> None:
+    """A worker process's initializer: Ctrl-C is the parent's to handle, and its compiled
+    passes keep to one thread (the workers between them already fill the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threads.alone()
 
 
 def _run_indexed(item: tuple[int, Task]) -> tuple[int, dict[str, Any]]:

@@ -11,7 +11,9 @@ on its "safe" layer, Intel TBB (the `tbb` package): the searches run inside fork
 children (compiler/guard.py, `evaluate --workers`) and in the web server's threads, and
 only that layer is both fork-safe and thread-safe. Where it cannot load (no `tbb` wheel
 for the platform), every pass runs on one core, with the same results: a pass's answer
-never depends on how it was cut.
+never depends on how it was cut. A process that is one of several workers sharing the
+machine (`sleuth bench --workers`, `sleuth atlas --workers`, Dask's workers) calls
+`alone()`: its passes then stay on one thread, as the workers already fill the cores.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ SPLIT = 20_000  # codes read by one pass above which it is split over the thread
 
 numba.config.THREADING_LAYER = "safe"
 _usable: bool | None = None  # whether the safe layer loads here (probed on first need)
+_alone = False  # this process is one of several workers: every pass on one thread
 
 
 @njit(cache=True, parallel=True)
@@ -48,12 +51,19 @@ def usable() -> bool:
     return _usable
 
 
+def alone() -> None:
+    """This process is one of several workers that share the cores: from now on its
+    passes run on one thread each (a pool's initializer calls it in every worker)."""
+    global _alone
+    _alone = True
+
+
 def pieces(work: int) -> int:
     """How many runs a pass reading `work` codes is cut into (1: not split)."""
-    if work < SPLIT:
+    if work < SPLIT or _alone:
         return 1
     count = numba.get_num_threads()
     return count if count > 1 and usable() else 1
 
 
-__all__ = ["SPLIT", "pieces", "usable"]
+__all__ = ["SPLIT", "alone", "pieces", "usable"]

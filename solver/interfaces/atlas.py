@@ -68,14 +68,21 @@ def _run(specs: list[str], budget: float, workers: int, every_up_to: int
         for i, spec in enumerate(specs):
             yield i, game_entry(spec, budget, every_up_to)
         return
-    # spawned workers (not forked from a parent that may hold threads); each forks one
-    # child per step, as in a single process
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with worker_pool(workers) as pool:
         futures = {pool.submit(game_entry, spec, budget, every_up_to): i
                    for i, spec in enumerate(specs)}
         for done in as_completed(futures):
             yield futures[done], done.result()
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """`workers` spawned processes (not forked from a parent that may hold threads); each
+    forks one child per step, as in a single process, and keeps its compiled passes to
+    one thread, since the workers between them fill the cores."""
+    from sleuth.solver.infoset import threads
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
+        "spawn"), initializer=threads.alone)
 
 
 def game_entry(spec: str, budget: float, every_up_to: int = EVERY_SECRET_UP_TO
