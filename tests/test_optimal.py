@@ -404,3 +404,20 @@ def test_a_settled_set_is_the_full_searchs_answer(spec, overrides, symmetry, mon
     full = plan(OptimalSearch(Candidates(game)))
     assert fast == full
     assert sum(got is not None for got in fired) > 10  # the shortcut did answer sets
+
+
+@pytest.mark.parametrize("name", ["mastermind-4-6-optimal.json", "mastermind-6-4-optimal.json"])
+def test_a_published_optimal_tree_plays_as_it_claims(name):
+    """docs/results.md publishes these trees as proven optima: each one, replayed secret
+    by secret on the game built from its own parameters, reaches every secret with the
+    total and worst case the file states, and no one-step rule, played here, does better
+    (an optimum is at most every strategy's total)."""
+    from sleuth.solver.evaluation.trees import verify_tree
+
+    document = json.loads((ROOT / "docs" / "results" / name).read_text())
+    game = load_game(ROOT / "specs" / f"{document['spec']}.yaml", document["params"])
+    got = verify_tree(game, document)
+    assert got["secrets"] == game.hypotheses.size
+    assert (got["total"], got["worst"]) == (document["total"], document["worst"])
+    rule = evaluate_strategy(game, make_strategy("entropy", Candidates(game)), "mastermind")
+    assert document["total"] <= rule.total
