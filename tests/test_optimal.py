@@ -406,7 +406,8 @@ def test_a_settled_set_is_the_full_searchs_answer(spec, overrides, symmetry, mon
     assert sum(got is not None for got in fired) > 10  # the shortcut did answer sets
 
 
-@pytest.mark.parametrize("name", ["mastermind-4-6-optimal.json", "mastermind-6-4-optimal.json"])
+@pytest.mark.parametrize("name", ["mastermind-4-6-optimal.json", "mastermind-6-4-optimal.json",
+                                  "mastermind-8-3-optimal.json"])
 def test_a_published_optimal_tree_plays_as_it_claims(name):
     """docs/results.md publishes these trees as proven optima: each one, replayed secret
     by secret on the game built from its own parameters, reaches every secret with the
