@@ -139,7 +139,7 @@ def test_a_pass_is_split_only_above_split():
                                              else 1)
 
 
-def _pieces_of_a_large_pass(_: object = None) -> int:
+def _pieces_of_a_large_pass() -> int:
     return threads.pieces(threads.SPLIT * 10)
 
 

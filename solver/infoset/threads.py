@@ -12,8 +12,9 @@ children (compiler/guard.py, `evaluate --workers`) and in the web server's threa
 only that layer is both fork-safe and thread-safe. Where it cannot load (no `tbb` wheel
 for the platform), every pass runs on one core, with the same results: a pass's answer
 never depends on how it was cut. A process that is one of several workers sharing the
-machine (`sleuth bench --workers`, `sleuth atlas --workers`, Dask's workers) calls
-`alone()`: its passes then stay on one thread, as the workers already fill the cores.
+machine (`sleuth bench --workers`, `sleuth atlas --workers`) calls `alone()`: its passes
+then stay on one thread, as the workers already fill the cores (Dask's workers get the
+same from `NUMBA_NUM_THREADS=1` in their environment, evaluation/cluster.py).
 """
 
 from __future__ import annotations

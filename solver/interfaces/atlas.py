@@ -81,8 +81,8 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     one thread, since the workers between them fill the cores."""
     from sleuth.solver.infoset import threads
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(
-        "spawn"), initializer=threads.alone)
+    spawn = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=threads.alone)
 
 
 def game_entry(spec: str, budget: float, every_up_to: int = EVERY_SECRET_UP_TO
