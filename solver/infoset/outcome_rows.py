@@ -107,6 +107,11 @@ class OutcomeRows:
                   for p in self.chunks(len(hyps), active)]
         return tuple(np.concatenate(parts) for parts in zip(*pieces, strict=True))
 
+    def column_floors(self, lb_total: np.ndarray, lb_worst: np.ndarray) -> None:
+        """No floor read by hypothesis: the codes are made for a set's hypotheses on
+        demand, never held whole (column_kernels.py needs every query's code on each)."""
+        return None
+
     def least_bounds(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
                      active: np.ndarray, allowed: np.ndarray, none: int) -> tuple[int, int]:
         from sleuth.solver.infoset.outcome_kernels import least_bounds

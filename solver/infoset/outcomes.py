@@ -13,6 +13,7 @@ from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
 if TYPE_CHECKING:
+    from sleuth.solver.infoset.column_kernels import ColumnFloors
     from sleuth.solver.infoset.outcome_rows import OutcomeRows
 
 SPARSE_CODES = 1 << 20  # codes above this are renumbered: (queries x codes) tables stay small
@@ -72,6 +73,20 @@ class OutcomeTable:
         optimal search first asks; look-ahead never does)."""
         return self.codes.astype(np.uint8 if self.ncodes <= 256 else np.int32)
 
+    def column_floors(self, lb_total: np.ndarray, lb_worst: np.ndarray) -> ColumnFloors | None:
+        """The per-set floor read by hypothesis (column_kernels.py), for a search with
+        these size bounds, over `columns` (None when a code does not fit a byte, or the
+        bounds have no shape it can use)."""
+        from sleuth.solver.infoset.column_kernels import ColumnFloors
+
+        return ColumnFloors.make(self.columns, self.stops, lb_total, lb_worst)
+
+    @cached_property
+    def columns(self) -> np.ndarray | None:
+        """The codes read by hypothesis (hypotheses x queries), one byte each, for the
+        compiled passes of column_kernels.py; None when a code does not fit a byte."""
+        return np.ascontiguousarray(self.small.T) if self.small.dtype == np.uint8 else None
+
     def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
                    active: np.ndarray) -> tuple[np.ndarray, ...]:
         """The queries `active`'s going part sizes at `hyps`, the lower bounds they give,
@@ -93,8 +108,11 @@ class OutcomeTable:
     def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does
         (outcome_kernels.distinct_rows), whatever the search tries (`top`)."""
+        from sleuth.solver.infoset.column_kernels import distinct_by_columns, hashes_pay
         from sleuth.solver.infoset.outcome_kernels import distinct_rows
 
+        if self.columns is not None and hashes_pay(len(active), len(self.queries)):
+            return distinct_by_columns(self.columns, hyps, self.stops, active)
         return distinct_rows(self.small, hyps, self.stops, active)
 
 
@@ -110,8 +128,10 @@ def too_large(candidates: Candidates, need: int, why: str = "") -> BudgetError:
 
 
 def dense_bytes(candidates: Candidates) -> int:
-    """What the dense table of a game takes."""
-    return candidates.size * candidates.game.hypotheses.size * 8
+    """What the dense table of a game takes: 8 bytes a cell for its codes, and 2 for the
+    compiled passes' one-byte copies, read by query (`small`) and by hypothesis
+    (`column_floors`)."""
+    return candidates.size * candidates.game.hypotheses.size * 10
 
 
 def searched_table(candidates: Candidates) -> OutcomeTable | OutcomeRows:

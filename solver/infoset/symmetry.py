@@ -69,7 +69,10 @@ class _Permutations:
 
     def stabiliser(self, members: np.ndarray) -> np.ndarray:
         """The symmetries (indices) that map the set of hypotheses `members` onto itself
-        (tried on the first 64 members first: most fail there)."""
+        (tried on the first 64 members first: most fail there; every one maps the whole
+        set onto itself)."""
+        if len(members) == self.hyps.shape[1]:
+            return np.arange(len(self.hyps))
         inside = np.zeros(self.hyps.shape[1], dtype=bool)
         inside[members] = True
         some = np.flatnonzero(inside[self.hyps[:, members[:64]]].all(axis=1))

@@ -90,6 +90,7 @@ class OptimalSearch:
                                       return_counts=True)
             self.signature, self.alike = sig.ravel(), int(sizes.max())
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
+        self.columns = table.column_floors(self.lb_total, self.lb_worst)  # or None
         self.memo: dict[Any, Any] = {}
         self.floors: dict[bytes, tuple[int, int]] = {}  # floor() per set
         self.all_allowed = np.ones(len(self.queries), dtype=bool)
@@ -281,8 +282,12 @@ class OptimalSearch:
                 ok = ok & mask_of(allowed)
             if stab is not None:
                 active = active[self.symmetry.representatives(stab)[active]]
-            got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
-                                          ok, NO_TREE)
+            if self.columns is not None and self.columns.pays(n, len(active)):
+                # every query, by column: those outside `active` part `hyps` as one in it
+                got = self.columns.least(hyps, ok, NO_TREE)
+            else:
+                got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
+                                              ok, NO_TREE)
             if self.rules is not None and self.rules.timed:  # a query that waits a turn
                 got = (min(int(got[0]), n + int(self.lb_total[n])),
                        min(int(got[1]), 1 + int(self.lb_worst[n])))

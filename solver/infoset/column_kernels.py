@@ -1,0 +1,293 @@
+"""The search's per-set floor read from the outcome table by hypothesis (its columns):
+the same least lower bounds as `outcome_kernels.least_bounds`, for every query at once.
+
+`least_bounds` reads, query by query, each hypothesis's code in that query's row: at
+Bulls and Cows' parts of 10 to 30 codes, one row (5,040 codes) per query and a cache
+line per code, the pass waits on memory (about 4 ns a code). Here the table is read the
+other way: for each hypothesis of the set, its column (every query's code on it, one
+byte each, in query order) is streamed once, and the part sizes of a block of BLOCK
+queries are counted side by side, one counter per (code, query). The bounds are then
+taken over the block with no table look-up, in byte-wide lanes the compiler turns into
+vector instructions: for a set of at most MAX_SET hypotheses, the size bound is written
+
+    lb_total[k] = a k + b [k > 0] + sum over knots K of g_K max(0, k - K),  k <= MAX_SET
+
+(`Shape.of` finds a, b and the knots from the table itself; a convex bound, as those of
+optimal_bounds.py, has a few knots), so a query's bound at a set of n is
+
+    n + a (its secrets in going parts) + b (its going parts) + sum g_K (excess over K),
+
+each term a sum over the codes of a byte, and the depth bound is 1 + lb_worst[its
+largest going part] (lb_worst does not decrease). On 2 cores, Bulls and Cows' floors
+took 2.7x less time this way and MM(4,6)'s 2.8x (measured on floors recorded from the
+searches; docs/solver.md).
+
+Every query of the table is scanned, not only the search's `active` ones: the caller
+guarantees that each query outside `active` parts the set as one inside does (a copy
+at a superset, or a symmetry's image, OptimalSearch.floor), so the least is the same.
+`ColumnFloors.least` declines (None) where the row-wise pass is cheaper: a set of more
+than MAX_SET, or few active queries against the whole table (a stabiliser's orbit
+representatives near the root). The answers are equal either way
+(tests/test_optimal_kernels.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from sleuth.solver.infoset import threads
+
+BLOCK = 256  # queries counted side by side: (codes x BLOCK) counters stay in cache
+MAX_SET = 255  # the largest set read this way: every counter and sum fits in a byte
+MAX_KNOTS = 8  # a size bound with more changes of slope below MAX_SET is not written so
+HASH_BLOCK = 2048  # queries hashed side by side
+# Measured costs (ns) that pick the pass: a code read row by row, a code read by column,
+# a code of the feedback per query (the bounds over a block), a code hashed by column
+ROW_NS, COLUMN_NS, CODE_NS, HASH_NS = 4.0, 0.9, 0.1, 0.5
+
+
+class Shape:
+    """lb_total on 0..MAX_SET as a k + b [k > 0] + sum_K g_K max(0, k - K)."""
+
+    def __init__(self, a: int, b: int, knots: np.ndarray, gains: np.ndarray):
+        self.a, self.b = np.int32(a), np.int32(b)
+        self.knots, self.gains = knots.astype(np.int32), gains.astype(np.int32)
+
+    @classmethod
+    def of(cls, lb_total: np.ndarray, lb_worst: np.ndarray) -> Shape | None:
+        """The shape of a size bound, checked to give back every value; None when it has
+        more than MAX_KNOTS, or the depth bound decreases somewhere (then the largest
+        part alone does not give it)."""
+        upto = min(MAX_SET, len(lb_total) - 1)
+        if upto < 2:
+            return None
+        worst = lb_worst[:upto + 1]
+        if worst[0] != 0 or np.any(np.diff(worst) < 0):
+            return None
+        lb = lb_total[:upto + 1].astype(np.int64)
+        slope = np.diff(lb)  # slope[k - 1] = lb[k] - lb[k - 1]
+        a, b = int(slope[1]), int(lb[1] - slope[1])
+        change = np.diff(slope[1:])  # at k = 3..upto: the slope into k less that into k-1
+        where = np.flatnonzero(change)
+        if len(where) > MAX_KNOTS:
+            return None
+        shape = cls(a, b, where + 2, change[where])
+        k = np.arange(upto + 1)
+        again = a * k + b * (k > 0) + sum(
+            (int(g) * np.maximum(0, k - int(knot)) for knot, g in
+             zip(shape.knots, shape.gains, strict=True)), np.zeros_like(k))
+        return shape if np.array_equal(again, lb) else None
+
+
+@njit(cache=True, nogil=True)
+def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
+           b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
+           lb_worst: np.ndarray, allowed: np.ndarray, none: int, lo: int,
+           hi: int) -> tuple[int, int]:
+    """The least bounds over the allowed useful queries lo..hi-1 (not yet raised to the
+    set's own size bounds), block by block; ends once both reach those."""
+    n, nc = hyps.shape[0], going.shape[0]
+    count = np.zeros((nc, BLOCK), dtype=np.uint8)
+    inside = np.empty(BLOCK, dtype=np.uint8)  # secrets in going parts
+    parts = np.empty(BLOCK, dtype=np.uint8)  # going parts
+    largest = np.empty(BLOCK, dtype=np.uint8)  # the largest going part
+    excess = np.empty((knots.shape[0], BLOCK), dtype=np.uint8)
+    total = np.empty(BLOCK, dtype=np.int32)
+    nk = 0
+    while nk < knots.shape[0] and knots[nk] < n:  # a knot at n or above adds 0
+        nk += 1
+    best_total, best_worst = none, none
+    top, size = np.int32(2**31 - 1), np.uint8(n)
+    for start in range(lo, hi, BLOCK):
+        w = min(hi, start + BLOCK) - start
+        count[:, :w] = 0
+        for j in range(n):
+            column = columns[hyps[j]]
+            for r in range(w):
+                count[column[start + r], r] += 1
+        inside[:w] = 0
+        parts[:w] = 0
+        largest[:w] = 0
+        excess[:nk, :w] = 0
+        for c in range(nc):
+            counts, goes = count[c], going[c, start:start + w]  # goes: 255, or 0 at a stop
+            for r in range(w):
+                k = counts[r] & goes[r]
+                inside[r] += k
+                parts[r] += k != 0
+                largest[r] = largest[r] if largest[r] > k else k
+            for t in range(nk):
+                knot, over = np.uint8(knots[t]), excess[t]
+                for r in range(w):
+                    k = counts[r] & goes[r]
+                    over[r] += k - knot if k > knot else np.uint8(0)
+        for r in range(w):
+            total[r] = a * np.int32(inside[r]) + b * np.int32(parts[r])
+        for t in range(nk):
+            g, over = gains[t], excess[t]
+            for r in range(w):
+                total[r] += g * np.int32(over[r])
+        least, deepest = top, np.uint8(255)
+        ok = allowed[start:start + w]
+        for r in range(w):
+            use = ok[r] & (largest[r] < size)  # allowed, and it splits the set or ends some
+            t = total[r] if use else top
+            least = t if t < least else least
+            d = largest[r] if use else np.uint8(255)
+            deepest = d if d < deepest else deepest
+        if least < top:
+            best_total = min(best_total, n + int(least))
+            best_worst = min(best_worst, 1 + int(lb_worst[deepest]))
+        if best_total <= lb_total[n] and best_worst <= lb_worst[n]:
+            break
+    return best_total, best_worst
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _least_split(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
+                 b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
+                 lb_worst: np.ndarray, allowed: np.ndarray, none: int,
+                 pieces: int) -> tuple[int, int]:
+    """_least with the queries cut in `pieces` runs of whole blocks, one per thread."""
+    nq = columns.shape[1]
+    blocks = (nq + BLOCK - 1) // BLOCK
+    totals = np.empty(pieces, dtype=np.int64)
+    worsts = np.empty(pieces, dtype=np.int64)
+    for k in prange(pieces):
+        lo = min(nq, k * blocks // pieces * BLOCK)
+        hi = min(nq, (k + 1) * blocks // pieces * BLOCK)
+        totals[k], worsts[k] = _least(columns, hyps, going, a, b, knots, gains, lb_total,
+                                      lb_worst, allowed, none, lo, hi)
+    return totals.min(), worsts.min()
+
+
+@njit(cache=True, nogil=True)
+def _hashes(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray, lo: int,
+            hi: int) -> None:
+    """A 32-bit FNV-1a hash of the codes of queries lo..hi-1 at `hyps`, into `keys`, a
+    block of HASH_BLOCK queries at a time."""
+    for start in range(lo, hi, HASH_BLOCK):
+        end = min(hi, start + HASH_BLOCK)
+        for r in range(start, end):
+            keys[r] = np.uint32(2166136261)
+        for j in range(hyps.shape[0]):
+            column = columns[hyps[j]]
+            for r in range(start, end):
+                keys[r] = (keys[r] ^ np.uint32(column[r] + 1)) * np.uint32(16777619)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _hashes_split(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray,
+                  pieces: int) -> None:
+    nq = columns.shape[1]
+    for k in prange(pieces):
+        _hashes(columns, hyps, keys, k * nq // pieces, (k + 1) * nq // pieces)
+
+
+def hashes_pay(active: int, queries: int) -> bool:
+    """Whether hashing every query's codes by column beats hashing `active` rows (by the
+    measured costs; both read the set's codes once per query)."""
+    return ROW_NS * active > HASH_NS * queries
+
+
+@njit(cache=True, nogil=True)
+def _first_of_each(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                   active: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which queries of `active` (in order) have a row at `hyps` that no earlier one has:
+    each goes into an open-addressed table by its hash, and one that meets an equal
+    hash there is compared in full with that query, code by code and game end by game
+    end, read from the set's columns (just hashed, so still in cache)."""
+    na, n = active.shape[0], hyps.shape[0]
+    size = 1
+    while size < 2 * na:
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int64)  # a kept query's position in `active`
+    keep = np.zeros(na, dtype=np.bool_)
+    for a in range(na):
+        qa = active[a]
+        key = keys[qa]
+        i = np.int64((np.uint64(key) * np.uint64(2654435761) >> np.uint64(16))
+                     & np.uint64(size - 1))
+        while True:
+            b = slots[i]
+            if b < 0:
+                slots[i] = a
+                keep[a] = True
+                break
+            qb = active[b]
+            if keys[qb] == key:
+                same = True
+                for j in range(n):
+                    column = columns[hyps[j]]
+                    c = column[qa]
+                    if c != column[qb] or stops[qa, c] != stops[qb, c]:
+                        same = False
+                        break
+                if same:
+                    break
+            i = (i + 1) & (size - 1)
+    return keep
+
+
+def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
+                        active: np.ndarray, pieces: int | None = None) -> np.ndarray:
+    """outcome_kernels.distinct_rows with the rows hashed by column, every query's (then
+    those of `active` looked up, in order, the first of each row kept): the same
+    queries, since rows with equal hashes are compared in full, codes and game ends."""
+    n, nq = hyps.shape[0], columns.shape[1]
+    if pieces is None:
+        pieces = threads.pieces(int(n * nq * HASH_NS / ROW_NS))
+    keys = np.empty(nq, dtype=np.uint32)
+    if pieces > 1:
+        _hashes_split(columns, hyps, keys, pieces)
+    else:
+        _hashes(columns, hyps, keys, 0, nq)
+    return active[_first_of_each(columns, hyps, stops, active, keys)]
+
+
+class ColumnFloors:
+    """OptimalSearch.floor's pass over the table's columns, for one search's bounds."""
+
+    def __init__(self, columns: np.ndarray, stops: np.ndarray, shape: Shape,
+                 lb_total: np.ndarray, lb_worst: np.ndarray):
+        self.columns = columns  # (hypotheses x queries), one byte a code
+        self.going = np.ascontiguousarray(np.where(stops.T, 0, 255).astype(np.uint8))
+        self.shape = shape
+        self.lb_total, self.lb_worst = lb_total, lb_worst
+
+    @classmethod
+    def make(cls, columns: np.ndarray | None, stops: np.ndarray, lb_total: np.ndarray,
+             lb_worst: np.ndarray) -> ColumnFloors | None:
+        """None when the table has no byte-wide columns or the bounds no shape."""
+        shape = Shape.of(lb_total, lb_worst) if columns is not None else None
+        return None if shape is None else cls(columns, stops, shape, lb_total, lb_worst)
+
+    def pays(self, n: int, active: int) -> bool:
+        """Whether reading every query by column beats reading `active` rows at a set
+        of n (by the measured costs)."""
+        nq, nc = self.columns.shape[1], self.going.shape[0]
+        return n <= MAX_SET and ROW_NS * n * active > nq * (COLUMN_NS * n + CODE_NS * nc)
+
+    def least(self, hyps: np.ndarray, allowed: np.ndarray, none: int,
+              pieces: int | None = None) -> tuple[int, int]:
+        """outcome_kernels.least_bounds over every query of the table (at most MAX_SET
+        hypotheses): the least bounds over the allowed useful ones, each raised to the
+        set's own size bounds; (none, none) when there is none. `pieces`: runs of the
+        queries, one per thread (None: as threads.pieces says, for the codes read)."""
+        n, nq = hyps.shape[0], self.columns.shape[1]
+        if n > MAX_SET:  # its counts would wrap round
+            raise ValueError(f"a set of {n} is read by column only up to {MAX_SET}")
+        s = self.shape
+        if pieces is None:
+            pieces = threads.pieces(int(n * nq * COLUMN_NS / ROW_NS))
+        args = (self.columns, hyps, self.going, s.a, s.b, s.knots, s.gains, self.lb_total,
+                self.lb_worst, allowed, none)
+        if pieces > 1:
+            total, worst = _least_split(*args, pieces)
+        else:
+            total, worst = _least(*args, 0, nq)
+        return max(int(total), int(self.lb_total[n])), max(int(worst), int(self.lb_worst[n]))
+
+
+__all__ = ["BLOCK", "MAX_SET", "ColumnFloors", "Shape", "distinct_by_columns", "hashes_pay"]
