@@ -12,6 +12,7 @@ import pytest
 from sleuth.compiler import load_game
 from sleuth.solver.infoset.column_kernels import (
     BLOCK,
+    BY_CODE,
     MAX_KNOTS,
     MAX_SET,
     ColumnFloors,
@@ -71,18 +72,22 @@ def numpy_least(codes, hyps, stops, lb_total, lb_worst, allowed):
                                                           int(lb_worst[n]))
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(6))
 def test_the_column_pass_matches_numpy(seed):
     """Over tables of up to three blocks of queries and sets of up to MAX_SET, one
     thread or cut in 2 and 3 runs: the least over every allowed useful query."""
     rng = np.random.default_rng(seed)
     nq = int(rng.integers(BLOCK // 2, 3 * BLOCK))
-    nh, nc = int(rng.integers(40, 320)), int(rng.integers(3, 15))
-    weights = 1.0 / np.arange(1, nc + 1) ** 2  # parts of every size, large to one
-    codes = rng.choice(nc, size=(nq, nh), p=weights / weights.sum()).astype(np.uint8)
+    nh = int(rng.integers(40, 320))
+    # counted code by code (up to BY_CODE codes), or each at its code
+    nc = int(rng.integers(3, 15)) if seed % 2 else int(rng.integers(BY_CODE + 1, 60))
+    weights = 1.0 / np.arange(1, nc) ** 2  # parts of every size, large to one
+    codes = rng.choice(nc - 1, size=(nq, nh), p=weights / weights.sum()).astype(np.uint8)
     codes[: nq // 3, : nh // 2] = 0  # some queries lump most of a set together
+    # the last code is each query's own secret, where the game ends at most queries
+    codes[np.arange(nq), rng.integers(0, nh, size=nq)] = nc - 1
     stops = np.zeros((nq, nc), dtype=bool)
-    stops[:, -1] = rng.random(nq) < 0.6  # the rarest code ends the game, at some queries
+    stops[:, -1] = rng.random(nq) < 0.8
     # admissible bounds (as many branches as codes), so the least is often above them
     lb_total, lb_worst = fill_bounds(nh, nc)
     floors = ColumnFloors.make(np.ascontiguousarray(codes.T), stops, lb_total, lb_worst)

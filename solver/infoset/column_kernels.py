@@ -41,6 +41,7 @@ from sleuth.solver.infoset import threads
 BLOCK = 256  # queries counted side by side: (codes x BLOCK) counters stay in cache
 MAX_SET = 255  # the largest set read this way: every counter and sum fits in a byte
 MAX_KNOTS = 8  # a size bound with more changes of slope below MAX_SET is not written so
+BY_CODE = 32  # with at most this many codes, part sizes are counted code by code
 HASH_BLOCK = 2048  # queries hashed side by side
 # Measured costs (ns) that pick the pass: a code read row by row, a code read by column,
 # a code of the feedback per query (the bounds over a block), a code hashed by column
@@ -81,6 +82,39 @@ class Shape:
 
 
 @njit(cache=True, nogil=True)
+def _count_by_code(columns: np.ndarray, hyps: np.ndarray, count: np.ndarray, start: int,
+                   w: int) -> None:
+    """Add the part sizes of queries start..start+w-1 at `hyps` to `count` (codes x
+    queries), code by code: for each code, the queries whose code it is, four secrets
+    at a time (compare and add in byte lanes, where adding at each query's code
+    cannot be vectorised)."""
+    nc, n = count.shape[0], hyps.shape[0]
+    one, zero = np.uint8(1), np.uint8(0)
+    j = 0
+    while j < n:
+        four = min(4, n - j)
+        s0 = columns[hyps[j], start:start + w]
+        s1 = columns[hyps[j + 1 if four > 1 else j], start:start + w]
+        s2 = columns[hyps[j + 2 if four > 2 else j], start:start + w]
+        s3 = columns[hyps[j + 3 if four > 3 else j], start:start + w]
+        if four == 4:
+            for c in range(nc):
+                counts, code = count[c], np.uint8(c)
+                for r in range(w):
+                    counts[r] += ((one if s0[r] == code else zero)
+                                  + (one if s1[r] == code else zero)
+                                  + (one if s2[r] == code else zero)
+                                  + (one if s3[r] == code else zero))
+        else:
+            for c in range(nc):
+                counts, code = count[c], np.uint8(c)
+                for r in range(w):
+                    counts[r] += one if s0[r] == code else zero
+            four = 1
+        j += four
+
+
+@njit(cache=True, nogil=True)
 def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
            b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
            lb_worst: np.ndarray, allowed: np.ndarray, none: int, lo: int,
@@ -102,10 +136,13 @@ def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32
     for start in range(lo, hi, BLOCK):
         w = min(hi, start + BLOCK) - start
         count[:, :w] = 0
-        for j in range(n):
-            column = columns[hyps[j]]
-            for r in range(w):
-                count[column[start + r], r] += 1
+        if nc <= BY_CODE:
+            _count_by_code(columns, hyps, count, start, w)
+        else:
+            for j in range(n):
+                column = columns[hyps[j]]
+                for r in range(w):
+                    count[column[start + r], r] += 1
         inside[:w] = 0
         parts[:w] = 0
         largest[:w] = 0
@@ -244,6 +281,27 @@ def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray
     else:
         _hashes(columns, hyps, keys, 0, nq)
     return active[_first_of_each(columns, hyps, stops, active, keys)]
+
+
+class Columns:
+    """A dense table read by hypothesis: `codes` (hypotheses x queries, one byte each),
+    renumbered 0..k-1 over the codes that occur (Bulls and Cows' table numbers 69 codes,
+    14 of which occur: the passes loop over codes), and `stops` (queries x those k
+    codes), whether each ends the game."""
+
+    def __init__(self, codes: np.ndarray, stops: np.ndarray):
+        self.codes, self.stops = codes, stops
+
+    @classmethod
+    def of(cls, by_query: np.ndarray, stops: np.ndarray) -> Columns | None:
+        """From the table by query (queries x hypotheses) and its stops; None when more
+        than 256 codes occur."""
+        used = np.flatnonzero(np.bincount(by_query.ravel(), minlength=stops.shape[1]))
+        if len(used) > 256:
+            return None
+        label = np.zeros(stops.shape[1], dtype=np.uint8)
+        label[used] = np.arange(len(used))
+        return cls(label[by_query.T], np.ascontiguousarray(stops[:, used]))
 
 
 class ColumnFloors:

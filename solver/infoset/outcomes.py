@@ -13,7 +13,7 @@ from sleuth.solver.infoset.codes import compact
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
 if TYPE_CHECKING:
-    from sleuth.solver.infoset.column_kernels import ColumnFloors
+    from sleuth.solver.infoset.column_kernels import ColumnFloors, Columns
     from sleuth.solver.infoset.outcome_rows import OutcomeRows
 
 SPARSE_CODES = 1 << 20  # codes above this are renumbered: (queries x codes) tables stay small
@@ -79,13 +79,17 @@ class OutcomeTable:
         bounds have no shape it can use)."""
         from sleuth.solver.infoset.column_kernels import ColumnFloors
 
-        return ColumnFloors.make(self.columns, self.stops, lb_total, lb_worst)
+        columns = self.columns
+        return None if columns is None else ColumnFloors.make(columns.codes, columns.stops,
+                                                              lb_total, lb_worst)
 
     @cached_property
-    def columns(self) -> np.ndarray | None:
+    def columns(self) -> Columns | None:
         """The codes read by hypothesis (hypotheses x queries), one byte each, for the
-        compiled passes of column_kernels.py; None when a code does not fit a byte."""
-        return np.ascontiguousarray(self.small.T) if self.small.dtype == np.uint8 else None
+        compiled passes of column_kernels.py; None when more than 256 codes occur."""
+        from sleuth.solver.infoset.column_kernels import Columns
+
+        return Columns.of(self.codes, self.stops)
 
     def part_sizes(self, hyps: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray,
                    active: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -112,7 +116,7 @@ class OutcomeTable:
         from sleuth.solver.infoset.outcome_kernels import distinct_rows
 
         if self.columns is not None and hashes_pay(len(active), len(self.queries)):
-            return distinct_by_columns(self.columns, hyps, self.stops, active)
+            return distinct_by_columns(self.columns.codes, hyps, self.columns.stops, active)
         return distinct_rows(self.small, hyps, self.stops, active)
 
 
