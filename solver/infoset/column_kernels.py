@@ -12,23 +12,24 @@ vector instructions: for a set of at most MAX_SET hypotheses, the size bound is 
 
     lb_total[k] = a k + b [k > 0] + sum over knots K of g_K max(0, k - K),  k <= MAX_SET
 
-(`Shape.of` finds a, b and the knots from the table itself; a convex bound, as those of
+(`Shape.of` finds a, b and the knots from the bound itself; a convex bound, as those of
 optimal_bounds.py, has a few knots), so a query's bound at a set of n is
 
     n + a (its secrets in going parts) + b (its going parts) + sum g_K (excess over K),
 
 each term a sum over the codes of a byte, and the depth bound is 1 + lb_worst[its
-largest going part] (lb_worst does not decrease). On 2 cores, Bulls and Cows' floors
-took 2.7x less time this way and MM(4,6)'s 2.8x (measured on floors recorded from the
-searches; docs/solver.md).
+largest going part] (lb_worst does not decrease). With at most BY_CODE codes (those that
+occur, renumbered: `Columns`), the sizes are counted code by code, four secrets at a
+time, in byte lanes too. On floors recorded from the searches, one thread, Bulls and
+Cows' took 6.4x less time this way and MM(4,6)'s 4.8x (benchmarks/column_floors.py).
 
 Every query of the table is scanned, not only the search's `active` ones: the caller
 guarantees that each query outside `active` parts the set as one inside does (a copy
 at a superset, or a symmetry's image, OptimalSearch.floor), so the least is the same.
-`ColumnFloors.least` declines (None) where the row-wise pass is cheaper: a set of more
+`ColumnFloors.pays` says where the row-wise pass is cheaper instead: a set of more
 than MAX_SET, or few active queries against the whole table (a stabiliser's orbit
-representatives near the root). The answers are equal either way
-(tests/test_optimal_kernels.py).
+representatives near the root). The distinct rows (`distinct_by_columns`) are hashed
+by column the same way. The answers are equal either way (tests/test_column_kernels.py).
 """
 
 from __future__ import annotations
