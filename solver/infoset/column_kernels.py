@@ -2,8 +2,8 @@
 the same least lower bounds as `outcome_kernels.least_bounds`, for every query at once.
 
 `least_bounds` reads, query by query, each hypothesis's code in that query's row: at
-Bulls and Cows' parts of 10 to 30 codes, one row (5,040 codes) per query and a cache
-line per code, the pass waits on memory (about 4 ns a code). Here the table is read the
+sets of 10 to 30 codes in a table of thousands of hypotheses, one row per query and a
+cache line per code, the pass waits on memory (about 4 ns a code). Here the table is read the
 other way: for each hypothesis of the set, its column (every query's code on it, one
 byte each, in query order) is streamed once, and the part sizes of a block of BLOCK
 queries are counted side by side, one counter per (code, query). The bounds are then
@@ -20,8 +20,8 @@ optimal_bounds.py, has a few knots), so a query's bound at a set of n is
 each term a sum over the codes of a byte, and the depth bound is 1 + lb_worst[its
 largest going part] (lb_worst does not decrease). With at most BY_CODE codes (those that
 occur, renumbered: `Columns`), the sizes are counted code by code, four secrets at a
-time, in byte lanes too. On floors recorded from the searches, one thread, Bulls and
-Cows' took 6.4x less time this way and MM(4,6)'s 4.8x (benchmarks/column_floors.py).
+time, in byte lanes too. The measured gains are in docs/solver.md ("Floors read by
+hypothesis"; benchmarks/column_floors.py).
 
 Every query of the table is scanned, not only the search's `active` ones: the caller
 guarantees that each query outside `active` parts the set as one inside does (a copy
@@ -286,8 +286,8 @@ def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray
 
 class Columns:
     """A dense table read by hypothesis: `codes` (hypotheses x queries, one byte each),
-    renumbered 0..k-1 over the codes that occur (Bulls and Cows' table numbers 69 codes,
-    14 of which occur: the passes loop over codes), and `stops` (queries x those k
+    renumbered 0..k-1 over the codes that occur (a table may number many codes that no
+    query gives: the passes loop over codes), and `stops` (queries x those k
     codes), whether each ends the game."""
 
     def __init__(self, codes: np.ndarray, stops: np.ndarray):
