@@ -46,7 +46,7 @@ def record(game, seconds: int, rate: float, seed: int = 0) -> tuple[OptimalSearc
     rng = np.random.default_rng(seed)
     search = OptimalSearch(Candidates(game, "any"))
     kept: list = []
-    floors = search.columns
+    floors = search.column_floors
     least = floors.least
 
     def spy(hyps, allowed, none, pieces=None):
@@ -55,7 +55,7 @@ def record(game, seconds: int, rate: float, seed: int = 0) -> tuple[OptimalSearc
         return least(hyps, allowed, none, pieces)
 
     floors.least = spy
-    search.columns.pays = lambda n, active: n <= MAX_SET  # every floor it can take
+    floors.pays = lambda n, active: n <= MAX_SET  # every floor it can take
     lists: dict = {}
     row_floor = search.floor
 
@@ -81,7 +81,7 @@ def record(game, seconds: int, rate: float, seed: int = 0) -> tuple[OptimalSearc
 
 
 def passes(search: OptimalSearch, calls: list) -> None:
-    table, floors = search.table, search.columns
+    table, floors = search.table, search.column_floors
     lt, lw = search.lb_total, search.lb_worst
     for hyps, active, ok in calls[:3]:  # compiled before timing
         least_bounds_serial(table.small, hyps, table.stops, lt, lw, active, ok, NO_TREE)
@@ -115,7 +115,7 @@ def whole(game) -> None:
     for name in ("rows", "columns"):
         search = OptimalSearch(Candidates(game, "any"))
         if name == "rows":
-            search.columns = None
+            search.column_floors = None
             search.table.__dict__["columns"] = None  # distinct rows hashed by row too
         root = np.arange(game.hypotheses.size, dtype=np.int64)
         start = time.perf_counter()

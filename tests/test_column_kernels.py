@@ -153,13 +153,13 @@ def test_the_search_is_the_same_with_and_without_columns(spec, overrides, guesse
     game = load_game(ROOT / "specs" / spec, overrides)
     root = np.arange(game.hypotheses.size, dtype=np.int64)
     rows = OptimalSearch(Candidates(game, guesses))
-    rows.columns = None
+    rows.column_floors = None
     by_rows = rows.solve(root, None, NO_TREE - 1)
     both = OptimalSearch(Candidates(game, guesses))
-    assert both.columns is not None
+    assert both.column_floors is not None
     taken = []
-    least = both.columns.least
-    both.columns.least = lambda *a, **k: taken.append(1) or least(*a, **k)
+    least = both.column_floors.least
+    both.column_floors.least = lambda *a, **k: taken.append(1) or least(*a, **k)
     assert both.solve(root, None, NO_TREE - 1) == by_rows
     assert len(taken) > 10
     assert both.floors == rows.floors and both.nodes == rows.nodes

@@ -3,8 +3,8 @@ the same least lower bounds as `outcome_kernels.least_bounds`, for every query a
 
 `least_bounds` reads, query by query, each hypothesis's code in that query's row: at
 sets of 10 to 30 codes in a table of thousands of hypotheses, one row per query and a
-cache line per code, the pass waits on memory (about 4 ns a code). Here the table is read the
-other way: for each hypothesis of the set, its column (every query's code on it, one
+cache line per code, the pass waits on memory (about 4 ns a code). Here the table is
+read the other way: for each hypothesis of the set, its column (every query's code on it, one
 byte each, in query order) is streamed once, and the part sizes of a block of BLOCK
 queries are counted side by side, one counter per (code, query). The bounds are then
 taken over the block with no table look-up, in byte-wide lanes the compiler turns into
@@ -44,8 +44,10 @@ MAX_SET = 255  # the largest set read this way: every counter and sum fits in a 
 MAX_KNOTS = 8  # a size bound with more changes of slope below MAX_SET is not written so
 BY_CODE = 32  # with at most this many codes, part sizes are counted code by code
 HASH_BLOCK = 2048  # queries hashed side by side
-# Measured costs (ns) that pick the pass: a code read row by row, a code read by column,
-# a code of the feedback per query (the bounds over a block), a code hashed by column
+# Measured costs (ns) that pick the pass: a code read row by row, a code read by column
+# (counted at each query's code; counting code by code is cheaper, so the column pass is
+# chosen a little less often than it would pay), a code of the feedback per query (the
+# bounds over a block), a code hashed by column
 ROW_NS, COLUMN_NS, CODE_NS, HASH_NS = 4.0, 0.9, 0.1, 0.5
 
 
@@ -92,27 +94,23 @@ def _count_by_code(columns: np.ndarray, hyps: np.ndarray, count: np.ndarray, sta
     nc, n = count.shape[0], hyps.shape[0]
     one, zero = np.uint8(1), np.uint8(0)
     j = 0
-    while j < n:
-        four = min(4, n - j)
-        s0 = columns[hyps[j], start:start + w]
-        s1 = columns[hyps[j + 1 if four > 1 else j], start:start + w]
-        s2 = columns[hyps[j + 2 if four > 2 else j], start:start + w]
-        s3 = columns[hyps[j + 3 if four > 3 else j], start:start + w]
-        if four == 4:
-            for c in range(nc):
-                counts, code = count[c], np.uint8(c)
-                for r in range(w):
-                    counts[r] += ((one if s0[r] == code else zero)
-                                  + (one if s1[r] == code else zero)
-                                  + (one if s2[r] == code else zero)
-                                  + (one if s3[r] == code else zero))
-        else:
-            for c in range(nc):
-                counts, code = count[c], np.uint8(c)
-                for r in range(w):
-                    counts[r] += one if s0[r] == code else zero
-            four = 1
-        j += four
+    while j + 4 <= n:
+        s0, s1 = columns[hyps[j], start:start + w], columns[hyps[j + 1], start:start + w]
+        s2, s3 = columns[hyps[j + 2], start:start + w], columns[hyps[j + 3], start:start + w]
+        for c in range(nc):
+            counts, code = count[c], np.uint8(c)
+            for r in range(w):
+                counts[r] += ((one if s0[r] == code else zero)
+                              + (one if s1[r] == code else zero)
+                              + (one if s2[r] == code else zero)
+                              + (one if s3[r] == code else zero))
+        j += 4
+    for i in range(j, n):  # the last one to three
+        s0 = columns[hyps[i], start:start + w]
+        for c in range(nc):
+            counts, code = count[c], np.uint8(c)
+            for r in range(w):
+                counts[r] += one if s0[r] == code else zero
 
 
 @njit(cache=True, nogil=True)
@@ -316,10 +314,10 @@ class ColumnFloors:
         self.lb_total, self.lb_worst = lb_total, lb_worst
 
     @classmethod
-    def make(cls, columns: np.ndarray | None, stops: np.ndarray, lb_total: np.ndarray,
+    def make(cls, columns: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
              lb_worst: np.ndarray) -> ColumnFloors | None:
-        """None when the table has no byte-wide columns or the bounds no shape."""
-        shape = Shape.of(lb_total, lb_worst) if columns is not None else None
+        """None when the bounds have no shape (`Shape.of`)."""
+        shape = Shape.of(lb_total, lb_worst)
         return None if shape is None else cls(columns, stops, shape, lb_total, lb_worst)
 
     def pays(self, n: int, active: int) -> bool:

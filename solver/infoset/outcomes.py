@@ -75,8 +75,8 @@ class OutcomeTable:
 
     def column_floors(self, lb_total: np.ndarray, lb_worst: np.ndarray) -> ColumnFloors | None:
         """The per-set floor read by hypothesis (column_kernels.py), for a search with
-        these size bounds, over `columns` (None when a code does not fit a byte, or the
-        bounds have no shape it can use)."""
+        these size bounds, over `columns`; None when there are no columns (more than 256
+        codes occur) or the bounds have no shape it can use."""
         from sleuth.solver.infoset.column_kernels import ColumnFloors
 
         columns = self.columns
@@ -134,7 +134,7 @@ def too_large(candidates: Candidates, need: int, why: str = "") -> BudgetError:
 def dense_bytes(candidates: Candidates) -> int:
     """What the dense table of a game takes: 8 bytes a cell for its codes, and 2 for the
     compiled passes' one-byte copies, read by query (`small`) and by hypothesis
-    (`column_floors`)."""
+    (`columns`)."""
     return candidates.size * candidates.game.hypotheses.size * 10
 
 

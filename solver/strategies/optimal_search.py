@@ -90,7 +90,7 @@ class OptimalSearch:
                                       return_counts=True)
             self.signature, self.alike = sig.ravel(), int(sizes.max())
         self.lb_total, self.lb_worst = self._bounds(game.hypotheses.size)
-        self.columns = table.column_floors(self.lb_total, self.lb_worst)  # or None
+        self.column_floors = table.column_floors(self.lb_total, self.lb_worst)  # or None
         self.memo: dict[Any, Any] = {}
         self.floors: dict[bytes, tuple[int, int]] = {}  # floor() per set
         self.all_allowed = np.ones(len(self.queries), dtype=bool)
@@ -282,9 +282,9 @@ class OptimalSearch:
                 ok = ok & mask_of(allowed)
             if stab is not None:
                 active = active[self.symmetry.representatives(stab)[active]]
-            if self.columns is not None and self.columns.pays(n, len(active)):
+            if self.column_floors is not None and self.column_floors.pays(n, len(active)):
                 # every query, by column: those outside `active` part `hyps` as one in it
-                got = self.columns.least(hyps, ok, NO_TREE)
+                got = self.column_floors.least(hyps, ok, NO_TREE)
             else:
                 got = self.table.least_bounds(hyps, self.lb_total, self.lb_worst, active,
                                               ok, NO_TREE)
