@@ -122,3 +122,93 @@ def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_do
     assert seen == len(plan)
     if top == 0:
         assert tree[0] == 905  # the published optimum
+
+
+class _Arrivals:
+    """An in-process stand-in for `Workers`: every task runs in this process, and the
+    flow's results arrive in an order the test chooses (`pick` takes the outstanding
+    tasks, oldest first, and returns the position of the one to finish next)."""
+
+    def __init__(self, pick, size=2):
+        self.pick, self.size, self.sent, self.cancelled = pick, size, 0, 0
+
+    def submit(self, fn, items):
+        return [fn(*item) for item in items]
+
+    def results(self, done):
+        return done
+
+    def map(self, fn, items):
+        return [fn(*item) for item in items]
+
+    def flow(self):
+        return _Flow(self)
+
+
+class _Flow:
+    def __init__(self, pool):
+        self.pool, self.out = pool, []
+
+    def room(self):
+        return len(self.out) < 2 * self.pool.size
+
+    def send(self, fn, *args):
+        token = object()
+        self.out.append((token, fn, args))
+        self.pool.sent += 1
+        return token
+
+    def cancel(self, tokens):
+        self.pool.cancelled += sum(1 for t, _, _ in self.out if t in tokens)
+        self.out = [task for task in self.out if task[0] not in tokens]
+
+    def arrivals(self):
+        while self.out:
+            token, fn, args = self.out.pop(self.pool.pick(len(self.out)))
+            yield token, fn(*args)
+
+
+@pytest.mark.parametrize("game, overrides, depth", [
+    ("mastermind", {"pegs": 4, "colours": 4}, None),
+    ("mastermind", {"pegs": 4, "colours": 4}, 4),
+    ("mastermind", {"pegs": 3, "colours": 5}, None),
+    ("bulls-and-cows", {"digits": 3}, None)])
+@pytest.mark.parametrize("order", ["first", "last", "random"])
+def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
+        monkeypatch, game, overrides, depth, order):
+    """The split's other queries go part by part, each limited by the best total so far,
+    and a better tree ends the queries it rules out. Whatever order the parts' results
+    come back in (the oldest first, the newest first, or at random), every set of the
+    split's tree has the serial search's (total, worst, query): a query that ties the
+    best is solved exactly and the least K rank wins, as in the serial search."""
+    from sleuth.compiler import load_game
+    from sleuth.solver.evaluation.cluster import Recipe
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from tests.conftest import ROOT
+
+    spec = str(ROOT / f"specs/{game}.yaml")
+    recipe = Recipe(spec, tuple(f"{k}={v}" for k, v in overrides.items()), strategy="optimal")
+    rng = np.random.default_rng(7)
+    pick = {"first": lambda k: 0, "last": lambda k: k - 1,
+            "random": lambda k: int(rng.integers(k))}[order]
+    pool = _Arrivals(pick)
+    monkeypatch.setattr(optimal_split, "SPLIT", 16)
+    search = OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
+    root = np.arange(search.game.hypotheses.size, dtype=np.int64)
+    tree, plan = optimal_split.split_solve(search, root, depth, pool, recipe)
+    serial = OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
+    assert tree == serial.solve(root, depth, NO_TREE - 1)
+    stack, seen = [(root, depth)], 0
+    while stack:
+        hyps, budget = stack.pop()
+        if serial.terminal(hyps):
+            continue
+        got = plan[hyps.tobytes()]
+        assert got == serial.solve(hyps, budget, NO_TREE - 1), len(hyps)
+        seen += 1
+        row = serial.table.row(got[2], hyps)
+        stack += [(hyps[row == c], None if budget is None else budget - 1)
+                  for c in np.unique(row).tolist() if not serial.stops[got[2], c]]
+    assert seen == len(plan) and pool.sent > 20

@@ -11,7 +11,10 @@ same answer as a serial run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import ctypes
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +41,7 @@ class Recipe:
             from sleuth.solver.infoset.queries import Candidates
             from sleuth.solver.strategies import make_strategy
 
+            _heap_as_usual()
             game = load_game(self.spec, parse_overrides(self.overrides),
                              Budget(max_hypotheses=self.max_hypotheses,
                                     memory_mb=self.memory_mb), self.data_anywhere)
@@ -49,6 +53,27 @@ class Recipe:
 
 
 _BUILT: dict[Recipe, tuple[Game, Any]] = {}
+# glibc's limits once its dynamic thresholds have grown (32 MiB: its largest mmap one)
+_MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 64 << 20
+
+
+def _heap_as_usual() -> None:
+    """Undo, in a worker process, the `MALLOC_TRIM_THRESHOLD_` that Dask's nanny sets
+    before starting it (`distributed.nanny.pre-spawn-environ`, 64 KiB). Setting it turns
+    off glibc's dynamic thresholds, so every array of more than 128 KiB is mapped and
+    unmapped afresh: the exact search ran 1.6x slower in a worker (MM(4,7)'s first
+    parts, 16.7 s against 10.2 s). Fixing both thresholds at the values the dynamic ones
+    reach gives the usual speed, however the worker was started (`LocalCluster`, `dask
+    worker`, a job queue). Nothing happens where the variable is unset or the C library
+    is not glibc."""
+    if "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, _MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, _TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # not glibc: its own allocator, nothing to undo
+        pass
 # A local scheduler's HTTP routes (no dashboard) on loopback, on a free port.
 LOOPBACK_HTTP = {"dashboard_address": "127.0.0.1:0"}
 
@@ -103,6 +128,11 @@ class Workers:
                 done(i, out[i])
         return out
 
+    def flow(self, window: int | None = None) -> Flow:
+        """A stream of tasks sent one at a time (`Flow`), at most `window` of them out at
+        once (default: two per worker, so that none waits on the driver)."""
+        return Flow(self.client, window or 2 * self.size)
+
     def close(self) -> None:
         self.client.close()
         if self.cluster is not None:
@@ -113,6 +143,45 @@ class Workers:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class Flow:
+    """Tasks sent one at a time, each when its inputs are known (the caller's bound so
+    far, say), and their results heard as they arrive, in any order. At most `window`
+    are out at once: `room` says whether another may go. A task cancelled before it
+    runs never runs; one cancelled while it runs finishes, unheard."""
+
+    def __init__(self, client: Any, window: int):
+        from dask.distributed import as_completed
+
+        self.client, self.window = client, window
+        self.out: set[Any] = set()
+        self.arrived = as_completed([])
+
+    def room(self) -> bool:
+        return len(self.out) < self.window
+
+    def send(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) on a worker; its future (the key `arrivals` hears it by)."""
+        future = self.client.submit(fn, *args, pure=False)
+        self.out.add(future)
+        self.arrived.add(future)
+        return future
+
+    def cancel(self, futures: list[Any]) -> None:
+        """Stop waiting for these futures; those not yet running never run."""
+        futures = [f for f in futures if f in self.out]
+        self.out.difference_update(futures)
+        if futures:
+            self.client.cancel(futures)
+
+    def arrivals(self) -> Iterator[tuple[Any, Any]]:
+        """(future, result) of each task sent and not cancelled, as it arrives, until none
+        is out (tasks sent meanwhile included). A task's error is raised here."""
+        for future in self.arrived:
+            if future in self.out:
+                self.out.discard(future)
+                yield future, future.result()
 
 
 def connect(scheduler: str) -> Any:
@@ -130,4 +199,4 @@ def connect(scheduler: str) -> Any:
                                "`dask worker ADDR`") from None
 
 
-__all__ = ["LOOPBACK_HTTP", "Recipe", "Workers", "connect"]
+__all__ = ["LOOPBACK_HTTP", "Flow", "Recipe", "Workers", "connect"]

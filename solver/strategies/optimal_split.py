@@ -4,17 +4,19 @@ and below.
 At the root set S, the search takes the useful queries in its usual order. The
 first query's parts (most of the work: its tree is usually the best) are solved
 exactly, largest first: a part of fewer than SPLIT secrets as one task, a larger
-one split the same way at its own first level (its first query's parts, then its
-other queries), so one large part does not leave the other workers idle. Their
-total is a bound B. Every other query whose lower bounds could beat or tie that tree
-is raised to its parts' floors on the driver (`OptimalSearch.raised`) and dropped when
-they pass B; the rest are tried against B as the serial search tries a query
-(`OptimalSearch.try_query`): with at least as many of them as workers, one task each;
-with fewer, each one's parts dealt into one group per worker, limited by B less |S|
-and the other groups' floors. A query whose tree is as good as B is solved exactly,
-so the least (total, worst, K rank) wins at every level, as in the serial search.
-The winner's parts come back with their solved trees (`OptimalSearch.plan`), so a
-whole evaluation after the root is read from them, not searched again.
+one split the same way at its own first level, so one large part does not leave the
+other workers idle. Their total is a bound B. Every other query that could beat or
+tie that tree is then tried as the serial search tries it, part by part: raised to
+its parts' floors on the driver (`OptimalSearch.raised`) and dropped when they pass
+the best total so far; then its parts are tasks, largest first, each limited by the
+best total so far less the query, its other parts' floors and the exact totals
+already back (`_rest`). A query's parts go one at a time while other queries wait to
+be raised (the first part usually decides), then side by side. A part past its limit
+ends its query; a better tree lowers the bound of every task sent after it. A query
+whose tree could tie the best is solved exactly, so the least (total, worst, K rank)
+wins at every level, as in the serial search, whatever order the tasks end in. The
+winner's parts come back with their solved trees (`OptimalSearch.plan`), so a whole
+evaluation after the root is read from them, not searched again.
 """
 
 from __future__ import annotations
@@ -46,32 +48,6 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
     return got, plan, search.nodes - before
 
 
-def try_parts(recipe: Recipe, hyps: np.ndarray, query: int, codes: list[int],
-              depth: int | None, limit: int) -> tuple[tuple[int, int] | None,
-                                                      dict[bytes, tuple], int]:
-    """A worker's task: under one query at `hyps`, the parts with feedback `codes`, tried
-    as the serial search tries a query (their floors first, then each part in turn,
-    largest first, with the running limit): their (total, worst) if the total is at
-    most `limit`, else None; the solved trees; and the information sets this task
-    searched."""
-    search: OptimalSearch = recipe.build()[1].search
-    before = search.nodes
-    row = search.table.row(query, hyps)
-    going = np.bincount(row)
-    going[np.setdiff1d(np.flatnonzero(going), codes)] = 0  # only this task's parts
-    n = len(hyps)
-    got = search.try_query(hyps, query, going, depth, n + limit,
-                           _fixing(search, hyps, query), search.all_queries, None)
-    if got is None:
-        return None, {}, search.nodes - before
-    child = None if depth is None else depth - 1
-    plan: dict[bytes, tuple] = {}
-    for c in codes:
-        plan.update(search.plan(hyps[row == c], child))
-    # (the query counted once for each of `hyps`, and one deeper than its parts)
-    return (got[0] - n, got[1] - 1), plan, search.nodes - before
-
-
 def _fixing(search: OptimalSearch, hyps: np.ndarray, q: int,
             stab: np.ndarray | None = None) -> np.ndarray | None:
     """The symmetries that map `hyps` and query q onto themselves (from `stab`, those
@@ -80,17 +56,6 @@ def _fixing(search: OptimalSearch, hyps: np.ndarray, q: int,
     if sym is None:
         return None
     return sym.fixing(sym.stabiliser(hyps) if stab is None else stab, q)
-
-
-def groups(sizes: dict[int, int], k: int) -> list[list[int]]:
-    """Feedback codes dealt into at most k groups of about equal total size."""
-    out: list[list[int]] = [[] for _ in range(k)]
-    load = [0] * k
-    for code, size in sorted(sizes.items(), key=lambda cs: -cs[1]):
-        g = load.index(min(load))
-        out[g].append(code)
-        load[g] += size
-    return [g for g in out if g]
 
 
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
@@ -125,43 +90,128 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     plan: dict[bytes, tuple] = {}
     if (tree := _joined(n, got)) is not None:
         best, plan = (*tree, int(krank[i]), int(scored[i])), _merged(got)
-    # Every other query that could beat or tie it, tried against that total.
-    rest = [j for j in order[1:] if best is None or (lbq[j], lbw[j], krank[j]) < best[:3]]
-    ceiling = NO_TREE - 1 if best is None else best[0]
-    tasks, owners, kept = [], [], []
-    for j in rest:
-        q = int(scored[j])
-        with _DRIVER:
-            raised = search.raised(hyps, q, going[j], depth, ceiling,
-                                   None if stab is None else _fixing(search, hyps, q, stab),
-                                   search.all_queries, None)
-        if raised is not None:  # else its parts' floors pass the ceiling: as the serial try
-            kept.append((j, dict(zip(raised[0], raised[3], strict=True))))
-    # as many queries as workers: one task each, all its parts in turn (the serial try:
-    # a part that passes the limit ends it); fewer: each one's parts dealt into groups
-    share = 1 if len(kept) >= workers.size else workers.size
-    for j, lows in kept:
-        dealt = groups({c: int(going[j][c]) for c in lows}, share)
-        low = [sum(lows[c] for c in g) for g in dealt]
-        for g, mine in zip(dealt, low, strict=True):
-            tasks.append((recipe, hyps, int(scored[j]), g, depth, ceiling - n - (sum(low) - mine)))
-        owners.append((j, len(dealt)))
-    tried = workers.map(try_parts, tasks)
-    with _DRIVER:
-        search.nodes += sum(t[2] for t in tried)
-    at = 0
-    for j, count in owners:
-        got = tried[at:at + count]
-        at += count
-        if (tree := _joined(n, got)) is None:
-            continue
-        cand = (*tree, int(krank[j]), int(scored[j]))
-        if tree[0] <= ceiling and (best is None or cand < best):
-            best, plan = cand, _merged(got)
+    # Every other query that could beat or tie it: its parts as tasks, the bound shared.
+    best, plan = _rest(search, hyps, depth, workers, recipe, stab,
+                       (order[1:], lbq, lbw, krank, going, scored), best, plan)
     if best is None:
         return None, {}
     tree = (best[0], best[1], best[3])
     return tree, {**plan, hyps.tobytes(): tree}
+
+
+class _Try:
+    """One query tried at a set on the workers: its going parts, largest first, each a
+    task; what is known of each part's least total (a floor, then the exact value)."""
+
+    def __init__(self, j: int, raised: tuple) -> None:
+        self.j = j
+        self.parts: list[np.ndarray] = raised[1]
+        self.low: list[int] = list(raised[3])
+        self.trees: list[tuple | None] = [None] * len(self.parts)
+        self.plans: list[dict[bytes, tuple]] = []
+        self.sent = 0  # parts sent so far (in order)
+        self.out = 0  # of them, those not back
+        self.dead = False
+
+    def ready(self) -> bool:
+        """Whether its next part may go as the serial try would send it: all before it
+        back exact."""
+        return not self.dead and self.out == 0 and self.sent < len(self.parts)
+
+    def limit(self, i: int, room: int) -> int:
+        """Part i's limit when the query's parts may total at most `room`."""
+        return room - (sum(self.low) - self.low[i])
+
+
+def _rest(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: Workers,
+          recipe: Recipe, stab: np.ndarray | None, scored: tuple, best: tuple | None,
+          plan: dict[bytes, tuple]) -> tuple[tuple | None, dict[bytes, tuple]]:
+    """The best of `best` (total, worst, K rank, query, or None) and every other query
+    at `hyps` that could beat or tie it, with its plan. As in the serial search, each
+    query in order is raised to its parts' floors against the best total so far
+    (`OptimalSearch.raised`, on the driver) and dropped when they pass it; the parts of
+    those kept are tasks, sent in that order while the workers have room, each limited
+    by the best total so far less the query, the other parts' floors and the exact
+    totals already back. A part that passes its limit ends its query (its queued parts
+    are cancelled); a query whose parts are all back exact is a tree, and a better tree
+    lowers the bound of every task sent after it and ends the queries it rules out.
+    Every query that could tie the best is solved exactly, so the least (total, worst,
+    K rank) wins, as in the serial search."""
+    order, lbq, lbw, krank, going, queries = scored
+    n, child = len(hyps), None if depth is None else depth - 1
+    waiting = list(order)  # queries not yet raised, in the search's order
+    live: list[_Try] = []
+    flow = workers.flow()
+    owner: dict[Any, tuple[_Try, int]] = {}
+
+    def ceiling() -> int:
+        return NO_TREE - 1 if best is None else best[0]
+
+    def beaten(j: int) -> bool:  # (a query at or past the best in order cannot win)
+        return best is not None and (lbq[j], lbw[j], krank[j]) >= best[:3]
+
+    def end(t: _Try) -> None:  # its parts still out are not waited for
+        t.dead = True
+        mine = [f for f, (o, _) in owner.items() if o is t]
+        for f in mine:
+            del owner[f]
+        flow.cancel(mine)
+
+    def refill() -> None:
+        # a query's parts go one at a time, as the serial try sends them (the first that
+        # passes its limit ends it), while other queries wait to be raised; once none
+        # waits, the rest of the live queries' parts go side by side
+        while flow.room():
+            t = next((t for t in live if t.ready()), None)
+            if t is None and waiting:
+                j = waiting.pop(0)
+                if beaten(j):
+                    waiting.clear()
+                    continue
+                q = int(queries[j])
+                with _DRIVER:
+                    raised = search.raised(hyps, q, going[j], depth, ceiling(),
+                                           None if stab is None else
+                                           _fixing(search, hyps, q, stab),
+                                           search.all_queries, None)
+                if raised is not None:  # else its parts' floors pass the best: dropped
+                    live.append(_Try(j, raised))
+                continue
+            t = t or next((t for t in live if not t.dead and t.sent < len(t.parts)), None)
+            if t is None:
+                return
+            i, t.sent, t.out = t.sent, t.sent + 1, t.out + 1
+            owner[flow.send(solve_part, recipe, t.parts[i], child,
+                            t.limit(i, ceiling() - n))] = (t, i)
+
+    refill()
+    for future, (got, part_plan, nodes) in flow.arrivals():
+        t, i = owner.pop(future)
+        t.out -= 1
+        with _DRIVER:
+            search.nodes += nodes
+        if not t.dead:
+            if not isinstance(got, tuple):  # past its limit: past the best at sending
+                end(t)
+            else:
+                t.low[i], t.trees[i] = int(got[0]), got
+                t.plans.append(part_plan or {})
+                if n + sum(t.low) > ceiling():
+                    end(t)
+                elif all(tree is not None for tree in t.trees):
+                    t.dead = True  # done
+                    total = n + sum(tree[0] for tree in t.trees)
+                    worst = 1 + max(tree[1] for tree in t.trees)
+                    cand = (total, worst, int(krank[t.j]), int(queries[t.j]))
+                    if best is None or cand < best:
+                        best = cand
+                        plan = {k: v for p in t.plans for k, v in p.items()}
+                        for other in live:
+                            if not other.dead and (beaten(other.j) or
+                                                   n + sum(other.low) > ceiling()):
+                                end(other)
+        refill()
+    return best, plan
 
 
 def _joined(n: int, got: list[tuple]) -> tuple[int, int] | None:
@@ -190,4 +240,4 @@ def least_depth_split(search: OptimalSearch, hyps: np.ndarray, workers: Workers,
     return d, None, {}
 
 
-__all__ = ["groups", "least_depth_split", "solve_part", "split_solve", "try_parts"]
+__all__ = ["least_depth_split", "solve_part", "split_solve"]
