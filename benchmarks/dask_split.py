@@ -1,8 +1,10 @@
 """Work split over Dask workers against the serial run (issues 17 and 33).
 
-For each case it runs `sleuth evaluate` serially, then split over `--workers` Dask
-worker processes started in the same run, checks that both write the same decision
-tree, and prints both wall times and the speed-up. By default the workers are a
+For each case it runs `sleuth evaluate` serially (as shipped: its compiled passes on
+every core), serially on one core (`NUMBA_NUM_THREADS=1`, the resources of one
+worker), then split over `--workers` Dask worker processes started in the same run,
+checks that all three write the same decision tree, and prints the wall times and the
+split's speed-up against each serial run. By default the workers are a
 local cluster the command starts (`--workers N`), and the split run's time includes
 starting it. With `--real`, the benchmark first starts a real cluster as separate
 commands, as one would on several machines:
@@ -53,10 +55,10 @@ SMALL = ("MM(4,4) optimal", "MM(4,6) optimal")
 ALL = ("MM(4,4) optimal", "MM(4,6) optimal", "MM(4,6) optimal-worst", "MM(5,8) minimax")
 
 
-def timed(args: list[str], tree: Path) -> float:
+def timed(args: list[str], tree: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "sleuth", "evaluate", *args, "--tree", str(tree),
-                    "--json"], check=True, stdout=subprocess.DEVNULL)
+                    "--json"], check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
 
 
@@ -107,20 +109,22 @@ def main() -> None:
         if name not in CASES:
             raise SystemExit(f"no case {name!r}: choose from {', '.join(CASES)}")
     where = "real" if args.real else "local"
-    print(f"{'case':<24} {'total':>8} {'worst':>5} {'serial s':>9} "
-          f"{f'{args.workers} {where} workers s':>18} {'speed-up':>9}")
+    print(f"{'case':<24} {'total':>8} {'worst':>5} {'serial s':>9} {'1 core s':>9} "
+          f"{f'{args.workers} {where} workers s':>18} {'speed-up':>9} {'vs 1 core':>9}")
     with tempfile.TemporaryDirectory() as tmp, \
             (real_cluster(args.workers) if args.real else contextlib.nullcontext()) as address:
         split_with = ["--scheduler", address] if args.real else ["--workers", str(args.workers)]
         for name in names:
             serial_tree, split_tree = Path(tmp) / "serial.json", Path(tmp) / "split.json"
+            one_tree = Path(tmp) / "one.json"
             serial = timed(CASES[name], serial_tree)
+            one = timed(CASES[name], one_tree, {**os.environ, "NUMBA_NUM_THREADS": "1"})
             split = timed([*CASES[name], *split_with], split_tree)
             a, b = json.loads(serial_tree.read_text()), json.loads(split_tree.read_text())
-            if a != b:
+            if a != b or json.loads(one_tree.read_text()) != a:
                 raise SystemExit(f"{name}: the split run's tree differs from the serial one")
-            print(f"{name:<24} {a['total']:>8,} {a['worst']:>5} {serial:>9.1f} "
-                  f"{split:>18.1f} {serial / split:>9.2f}", flush=True)
+            print(f"{name:<24} {a['total']:>8,} {a['worst']:>5} {serial:>9.1f} {one:>9.1f} "
+                  f"{split:>18.1f} {serial / split:>9.2f} {one / split:>9.2f}", flush=True)
 
 
 if __name__ == "__main__":

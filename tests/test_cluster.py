@@ -212,3 +212,27 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
         stack += [(hyps[row == c], None if budget is None else budget - 1)
                   for c in np.unique(row).tolist() if not serial.stops[got[2], c]]
     assert seen == len(plan) and pool.sent > 20
+
+
+def test_a_worker_undoes_the_nannys_heap_setting(monkeypatch):
+    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_ in every worker it starts; building a
+    recipe there sets glibc's two thresholds back to the values its dynamic ones
+    reach, and leaves the heap alone where the variable is unset."""
+    from sleuth.solver.evaluation import cluster
+
+    calls = []
+
+    class Libc:
+        def mallopt(self, option, value):
+            calls.append((option, value))
+            return 1
+
+    monkeypatch.setattr(cluster.ctypes, "CDLL", lambda name: Libc())
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    cluster._heap_as_usual()
+    assert calls == []
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    cluster._heap_as_usual()
+    expected = [(-3, 32 << 20), (-1, 64 << 20)] if cluster.sys.platform.startswith("linux") \
+        else []
+    assert calls == expected
