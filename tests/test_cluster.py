@@ -70,6 +70,25 @@ def test_split_evaluation_keeps_history_rules(tmp_path, capsys, local_scheduler)
     capsys.readouterr()
 
 
+def assert_every_set_is_serial(serial, root, depth, plan):
+    """Every set of the split's tree (from `root`, within `depth`) is in its plan with
+    the serial search's (total, worst, query), and the plan holds nothing else."""
+    from sleuth.solver.strategies.optimal_search import NO_TREE
+
+    stack, seen = [(root, depth)], 0  # every set of the tree, with its depth budget
+    while stack:
+        hyps, budget = stack.pop()
+        if serial.terminal(hyps):
+            continue
+        got = plan[hyps.tobytes()]
+        assert got == serial.solve(hyps, budget, NO_TREE - 1), len(hyps)
+        seen += 1
+        row = serial.table.row(got[2], hyps)
+        stack += [(hyps[row == c], None if budget is None else budget - 1)
+                  for c in np.unique(row).tolist() if not serial.stops[got[2], c]]
+    assert seen == len(plan)
+
+
 @pytest.mark.parametrize("depth, top", [(None, 0), (4, 0), (None, 1), (5, 1), (4, 1)])
 def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_does(
         local_scheduler, monkeypatch, depth, top):
@@ -108,18 +127,7 @@ def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_do
     if tree is None:
         assert (depth, top) == (4, 1) and plan == {}
         return
-    stack, seen = [(root, depth)], 0  # every set of the tree, with its depth budget
-    while stack:
-        hyps, budget = stack.pop()
-        if serial.terminal(hyps):
-            continue
-        got = plan[hyps.tobytes()]
-        assert got == serial.solve(hyps, budget, NO_TREE - 1), len(hyps)
-        seen += 1
-        row = serial.table.row(got[2], hyps)
-        stack += [(hyps[row == c], None if budget is None else budget - 1)
-                  for c in np.unique(row).tolist() if not serial.stops[got[2], c]]
-    assert seen == len(plan)
+    assert_every_set_is_serial(serial, root, depth, plan)
     if top == 0:
         assert tree[0] == 905  # the published optimum
 
@@ -200,18 +208,8 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
     tree, plan = optimal_split.split_solve(search, root, depth, pool, recipe)
     serial = OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
     assert tree == serial.solve(root, depth, NO_TREE - 1)
-    stack, seen = [(root, depth)], 0
-    while stack:
-        hyps, budget = stack.pop()
-        if serial.terminal(hyps):
-            continue
-        got = plan[hyps.tobytes()]
-        assert got == serial.solve(hyps, budget, NO_TREE - 1), len(hyps)
-        seen += 1
-        row = serial.table.row(got[2], hyps)
-        stack += [(hyps[row == c], None if budget is None else budget - 1)
-                  for c in np.unique(row).tolist() if not serial.stops[got[2], c]]
-    assert seen == len(plan) and pool.sent > 20
+    assert_every_set_is_serial(serial, root, depth, plan)
+    assert pool.sent > 20
 
 
 def test_a_worker_undoes_the_nannys_heap_setting(monkeypatch):
