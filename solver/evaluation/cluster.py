@@ -61,11 +61,11 @@ def _heap_as_usual() -> None:
     """Undo, in a worker process, the `MALLOC_TRIM_THRESHOLD_` that Dask's nanny sets
     before starting it (`distributed.nanny.pre-spawn-environ`, 64 KiB). Setting it turns
     off glibc's dynamic thresholds, so every array of more than 128 KiB is mapped and
-    unmapped afresh: the exact search ran 1.6x slower in a worker (MM(4,7)'s first
-    parts, 16.7 s against 10.2 s). Fixing both thresholds at the values the dynamic ones
-    reach gives the usual speed, however the worker was started (`LocalCluster`, `dask
-    worker`, a job queue). Nothing happens where the variable is unset or the C library
-    is not glibc."""
+    unmapped afresh: the exact search ran 1.6x slower in a worker than alone
+    (docs/solver.md, "The workers' heap"). Fixing both thresholds at the values the
+    dynamic ones reach gives the usual speed, however the worker was started
+    (`LocalCluster`, `dask worker`, a job queue). Nothing happens where the variable is
+    unset or the C library is not glibc."""
     if "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
         return
     try:
@@ -74,6 +74,8 @@ def _heap_as_usual() -> None:
         libc.mallopt(-1, _TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
     except (OSError, AttributeError):  # not glibc: its own allocator, nothing to undo
         pass
+
+
 # A local scheduler's HTTP routes (no dashboard) on loopback, on a free port.
 LOOPBACK_HTTP = {"dashboard_address": "127.0.0.1:0"}
 
