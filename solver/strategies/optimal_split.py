@@ -48,16 +48,6 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
     return got, plan, search.nodes - before
 
 
-def _fixing(search: OptimalSearch, hyps: np.ndarray, q: int,
-            stab: np.ndarray | None = None) -> np.ndarray | None:
-    """The symmetries that map `hyps` and query q onto themselves (from `stab`, those
-    of `hyps`, when known)."""
-    sym = search.symmetry
-    if sym is None:
-        return None
-    return sym.fixing(sym.stabiliser(hyps) if stab is None else stab, q)
-
-
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
                 workers: Workers, recipe: Recipe) -> tuple[tuple | None, dict[bytes, tuple]]:
     """The best tree at `hyps` within `depth` ((total, worst, query) or None when there is
@@ -170,9 +160,8 @@ def _rest(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: W
                     continue
                 q = int(queries[j])
                 with _DRIVER:
-                    raised = search.raised(hyps, q, going[j], depth, ceiling(),
-                                           None if stab is None else
-                                           _fixing(search, hyps, q, stab),
+                    fixing = None if stab is None else search.symmetry.fixing(stab, q)
+                    raised = search.raised(hyps, q, going[j], depth, ceiling(), fixing,
                                            search.all_queries, None)
                 if raised is not None:  # else its parts' floors pass the best: dropped
                     live.append(_Try(j, raised))
