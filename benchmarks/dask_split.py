@@ -122,7 +122,7 @@ def main() -> None:
             split = timed([*CASES[name], *split_with], split_tree)
             a, b = json.loads(serial_tree.read_text()), json.loads(split_tree.read_text())
             if a != b or json.loads(one_tree.read_text()) != a:
-                raise SystemExit(f"{name}: the split run's tree differs from the serial one")
+                raise SystemExit(f"{name}: the three runs' trees are not all the same")
             print(f"{name:<24} {a['total']:>8,} {a['worst']:>5} {serial:>9.1f} {one:>9.1f} "
                   f"{split:>18.1f} {serial / split:>9.2f} {one / split:>9.2f}", flush=True)
 

@@ -138,16 +138,13 @@ class _Arrivals:
     tasks, oldest first, and returns the position of the one to finish next)."""
 
     def __init__(self, pick, size=2):
-        self.pick, self.size, self.sent, self.cancelled = pick, size, 0, 0
+        self.pick, self.size, self.sent = pick, size, 0
 
     def submit(self, fn, items):
         return [fn(*item) for item in items]
 
     def results(self, done):
         return done
-
-    def map(self, fn, items):
-        return [fn(*item) for item in items]
 
     def flow(self):
         return _Flow(self)
@@ -167,7 +164,6 @@ class _Flow:
         return token
 
     def cancel(self, tokens):
-        self.pool.cancelled += sum(1 for t, _, _ in self.out if t in tokens)
         self.out = [task for task in self.out if task[0] not in tokens]
 
     def arrivals(self):

@@ -22,6 +22,7 @@ evaluation after the root is read from them, not searched again.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -129,7 +130,7 @@ def _rest(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: W
     K rank) wins, as in the serial search."""
     order, lbq, lbw, krank, going, queries = scored
     n, child = len(hyps), None if depth is None else depth - 1
-    waiting = list(order)  # queries not yet raised, in the search's order
+    waiting = deque(order)  # queries not yet raised, in the search's order
     live: list[_Try] = []
     flow = workers.flow()
     owner: dict[Any, tuple[_Try, int]] = {}
@@ -154,7 +155,7 @@ def _rest(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: W
         while flow.room():
             t = next((t for t in live if t.ready()), None)
             if t is None and waiting:
-                j = waiting.pop(0)
+                j = waiting.popleft()
                 if beaten(j):
                     waiting.clear()
                     continue
