@@ -32,30 +32,34 @@ def mastermind_feedback(guess: tuple, code: tuple) -> tuple[int, int]:
     return black, common - black
 
 
-def brute_mastermind(pegs: int, colours: int, worst_first: bool) -> tuple[int, int]:
+def brute_mastermind(pegs: int, colours: int, worst_first: bool,
+                     opener: tuple | None = None) -> tuple[int, int]:
+    """The least (total, worst), or (worst, total) first, over every strategy; with
+    `opener`, over those that ask it first."""
     codes = list(itertools.product(range(colours), repeat=pegs))
+
+    def after(guess: tuple, secrets: frozenset) -> tuple[int, int] | None:
+        parts: dict[tuple, list] = {}
+        for s in secrets:
+            parts.setdefault(mastermind_feedback(guess, s), []).append(s)
+        going = [frozenset(p) for fb, p in parts.items() if fb != (pegs, 0)]
+        if any(len(p) == len(secrets) for p in going):
+            return None  # no progress
+        total, worst = len(secrets), 1
+        for p in going:
+            t, w = cost(p)
+            total, worst = total + t, max(worst, w + 1)
+        return total, worst
 
     @cache
     def cost(secrets: frozenset) -> tuple[int, int]:
-        best = None
-        for guess in codes:  # any query, possible secret or not
-            parts: dict[tuple, list] = {}
-            for s in secrets:
-                parts.setdefault(mastermind_feedback(guess, s), []).append(s)
-            going = [frozenset(p) for fb, p in parts.items() if fb != (pegs, 0)]
-            if any(len(p) == len(secrets) for p in going):
-                continue  # no progress
-            total, worst = len(secrets), 1
-            for p in going:
-                t, w = cost(p)
-                total, worst = total + t, max(worst, w + 1)
-            best = min((best, (total, worst)) if best else [(total, worst)], key=order)
-        return best
+        trees = [after(guess, secrets) for guess in codes]  # any query, secret or not
+        return min((t for t in trees if t is not None), key=order)
 
     def order(value: tuple[int, int]) -> tuple[int, int]:
         return (value[1], value[0]) if worst_first else value
 
-    return cost(frozenset(codes))
+    return cost(frozenset(codes)) if opener is None else after(opener, frozenset(codes))
 
 
 def brute_coin(coins: int, worst_first: bool) -> tuple[int, int]:
@@ -158,6 +162,32 @@ def test_mastermind_optimum_equals_brute_force(pegs, colours, strategy):
     total, worst, proven = sleuth_value(str(ROOT / "specs" / "mastermind.yaml"),
                                         {"pegs": pegs, "colours": colours}, strategy)
     assert (total, worst) == want == proven
+
+
+@pytest.mark.parametrize("pegs, colours", [(2, 4), (3, 3)])
+def test_a_forced_opener_is_proven_against_brute_force(pegs, colours, capsys):
+    """`evaluate --first Q` proves the best play that opens with Q: every opener's proof
+    and tree are the brute force's least total (then worst) among strategies asking it
+    first, and the least of those over all openers is the optimum. `optimal-worst`
+    claims nothing after a forced opener (its parts' own searches do not add up)."""
+    from sleuth.solver.interfaces.cli import main as sleuth
+
+    spec = str(ROOT / "specs" / "mastermind.yaml")
+    sizes = ["--set", f"pegs={pegs}", "--set", f"colours={colours}"]
+    got = {}
+    for opener in itertools.product(range(colours), repeat=pegs):
+        text = "".join(str(c + 1) for c in opener)
+        sleuth(["evaluate", spec, *sizes, "--strategy", "optimal", "--first", text, "--json"])
+        data = json.loads(capsys.readouterr().out)
+        proof = data["proven"]
+        want = brute_mastermind(pegs, colours, False, opener)
+        assert (data["total"], data["worst"]) == (proof["total"], proof["worst"]) == want
+        assert proof["first"] == data["first_query"]
+        got[opener] = want
+    assert min(got.values()) == brute_mastermind(pegs, colours, False)
+    sleuth(["evaluate", spec, *sizes, "--strategy", "optimal-worst", "--first", "1" * pegs,
+            "--json"])
+    assert "proven" not in json.loads(capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("coins", [3, 4, 5, 6])

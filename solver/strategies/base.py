@@ -207,6 +207,12 @@ class Strategy:
         total and worst case); None for strategies that prove nothing."""
         return None
 
+    def proven_after(self, belief: AnyBelief, query: Query) -> dict[str, Any] | None:
+        """What the strategy proves about play from `belief` when `query` is forced
+        first (an opener, `evaluate --first`) and it chooses every later query; None
+        for strategies that prove nothing, or whose proof does not add up part by part."""
+        return None
+
 
 def require_exact(subject: str, model: Any, actions: list[Any], hint: str) -> None:
     """The refusals every exact search shares (`subject`: "the optimal strategies need",

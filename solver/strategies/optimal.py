@@ -11,7 +11,7 @@ import numpy as np
 from sleuth.compiler.api import SleuthError, said
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.history import Mask
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper
 from sleuth.solver.strategies.base import ListedStrategy, Option
 from sleuth.solver.strategies.optimal_cover import CoverSearch
 from sleuth.solver.strategies.optimal_lies import make_lie_search
@@ -79,6 +79,30 @@ class Optimal(ListedStrategy):
         order = "worst case, then total" if self.worst_first else "total, then worst case"
         return {"total": total, "worst": worst, "order": order,
                 "nodes": self.search.nodes, "top": self.top}
+
+    def proven_after(self, belief: AnyBelief, query: Query) -> dict[str, Any] | None:
+        """The least total after `query` (forced first), then the least worst case: the
+        query once for every secret, plus each part's proven optimum, the parts being
+        independent. Not for the least worst case first (a part that does not reach the
+        deepest may trade depth for total, which its own search does not), nor for games
+        scored otherwise (rounds, a cover goal) or with lies: None there."""
+        if self.worst_first or self.scored is not None or self.lie_search is not None:
+            return None
+        belief = self.prepared(belief)
+        branch = belief.branch(query, self.candidates)
+        codes = branch.codes(self.candidates.game.hypotheses.ranks[belief.index])
+        stops = Stopper(self.candidates.game)
+        ends = self.search.stop_game
+        total, worst = len(codes), 1
+        for code in np.unique(codes).tolist():
+            if ends and stops(query, code):
+                continue
+            part = self.value(branch.child(code))
+            total += part[0]
+            worst = max(worst, 1 + part[1])
+        return {"total": total, "worst": worst, "order": "total, then worst case",
+                "nodes": self.search.nodes, "top": self.top,
+                "first": self.candidates.shown(query)}
 
     def _no_lies(self) -> None:
         if self.lie_search is not None:

@@ -69,7 +69,8 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
             result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance,
                                        root, tree=tree_file is not None, workers=pool,
                                        recipe=recipe, first=first)
-            proof = strategy.proven(root) if secrets is None and first is None else None
+            proof = None if secrets is not None else strategy.proven(root) \
+                if first is None else strategy.proven_after(root, first)
     finally:
         if pool is not None:
             pool.close()
@@ -126,11 +127,14 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     if proof is not None and "statement" in proof:
         console.print(proof["statement"])
     elif proof is not None and proof["top"]:
-        console.print(f"optimal ({proof['order']}) among strategies that ask only the first "
-                      f"{proof['top']} queries of each set: an upper bound on the optimum "
-                      f"(search: {proof['nodes']:,} information sets)")
+        opener = "" if "first" not in proof else f"open with {first_text} and then "
+        console.print(f"optimal ({proof['order']}) among strategies that {opener}ask only "
+                      f"the first {proof['top']} queries of each set: an upper bound on the "
+                      f"optimum (search: {proof['nodes']:,} information sets)")
     elif proof is not None:
-        console.print(f"proven optimal ({proof['order']}): no strategy does better "
+        opener = "" if "first" not in proof else f" after the first query {first_text}"
+        rivals = "strategy" if "first" not in proof else "strategy that opens with it"
+        console.print(f"proven optimal ({proof['order']}){opener}: no {rivals} does better "
                       f"(search: {proof['nodes']:,} information sets)")
     if tree_file is not None:
         console.print(f"tree written to {tree_file} and {data['tree']['text']}")
