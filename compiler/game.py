@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -310,22 +311,32 @@ class Game:
                        earlier: list[tuple[int, int]]) -> np.ndarray:
         """Which queries at `ranks` keep the action's `history` rule against each of its
         earlier queries, given as (argument rank, feedback code) pairs."""
+        return self.history_rule(query, ranks)(earlier)
+
+    def history_rule(self, query: str, ranks: np.ndarray
+                     ) -> Callable[[list[tuple[int, int]]], np.ndarray]:
+        """`history_allows` for the queries at `ranks`, as a function of the earlier
+        pairs: their arguments are decoded once, for a search that asks it of many."""
         action = self.model.action(query)
-        keep = np.ones(len(ranks), dtype=bool)
-        if not action.history or not earlier:
-            return keep
+        if not action.history:
+            return lambda earlier: np.ones(len(ranks), dtype=bool)
         space, coder = self.space(query), self.coder(query)
         rules = self.memo.get(("history", query),
                               lambda: [self.compiler(c) for c in action.history])
         env = space.env(ranks)
         record = before_type(action.args, action.feedback)
-        for rank, code in earlier:
-            before = from_python(record, {**space.value(rank), **coder.decode(code)},
-                                 self.model.strings)
-            ctx = Ctx({**env, BEFORE: before})
-            for rule in rules:
-                keep &= np.broadcast_to(np.asarray(rule(ctx)), (len(ranks), 1))[:, 0]
-        return keep
+
+        def allows(earlier: list[tuple[int, int]]) -> np.ndarray:
+            keep = np.ones(len(ranks), dtype=bool)
+            for rank, code in earlier:
+                before = from_python(record, {**space.value(rank), **coder.decode(code)},
+                                     self.model.strings)
+                ctx = Ctx({**env, BEFORE: before})
+                for rule in rules:
+                    keep &= np.broadcast_to(np.asarray(rule(ctx)), (len(ranks), 1))[:, 0]
+            return keep
+
+        return allows
 
     def point_env(self, variables: list[Var], values: dict[str, Any],
                   axis: str) -> dict[str, Any]:

@@ -248,7 +248,7 @@ class Compiler:
             items, i = target(ctx), index(ctx)
             if np.ndim(i) == 0:  # one index for the whole block, e.g. a loop variable
                 item = items[int(i)] if 0 <= int(i) < n else items[0]
-                return select(node.type, True, item, item)  # the node's dtype, as below
+                return cast(node.type, item)  # the node's dtype, as below
             out = items[0]
             for k in range(max(it.lo, 1), min(it.hi, n - 1) + 1):
                 out = select(node.type, np.equal(i, k), items[k], out)

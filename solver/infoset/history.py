@@ -59,6 +59,7 @@ class HistoryMasks:
         self.size = offset
         self.turns = np.concatenate(turns) if turns else np.zeros(0, dtype=np.int64)
         self._after: dict[tuple[str, int, int], np.ndarray | None] = {}
+        self._rules: dict[tuple[str, int], Any] = {}  # (action, span offset) -> its rule
 
     @staticmethod
     def applies(candidates: Candidates) -> bool:
@@ -76,10 +77,17 @@ class HistoryMasks:
             if spans:
                 mask = np.ones(self.size, dtype=bool)
                 for offset, ranks in spans:
-                    mask[offset:offset + len(ranks)] = self.game.history_allows(
-                        action, ranks, [(rank, code)])
+                    mask[offset:offset + len(ranks)] = self._rule(action, offset, ranks)(
+                        [(rank, code)])
             self._after[key] = mask
         return self._after[key]
+
+    def _rule(self, action: str, offset: int, ranks: np.ndarray) -> Any:
+        """The action's history rule over one span of the table's queries (made once)."""
+        key = (action, offset)
+        if key not in self._rules:
+            self._rules[key] = self.game.history_rule(action, ranks)
+        return self._rules[key]
 
     def make(self, rules: np.ndarray | None, turn: int) -> Allowed:
         mask = rules

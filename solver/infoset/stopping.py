@@ -16,6 +16,7 @@ class Stopper:
     def __init__(self, game: Game):
         self.game = game
         self.cache: dict[tuple[str, int, int], bool] = {}
+        self.reading: dict[str, bool] = {}  # reads_args per action
 
     def __call__(self, query: Query, code: int) -> bool:
         action = self.game.model.action(query.action)
@@ -34,8 +35,12 @@ class Stopper:
     def reads_args(self, action_name: str) -> bool:
         """Whether the action's `stop_when` reads the query's arguments (else it depends
         on the feedback alone)."""
-        action = self.game.model.action(action_name)
-        return action.stop_when is not None and _uses_args(action.stop_when)
+        got = self.reading.get(action_name)
+        if got is None:
+            action = self.game.model.action(action_name)
+            got = self.reading[action_name] = (action.stop_when is not None
+                                               and _uses_args(action.stop_when))
+        return got
 
 
 def _uses_args(node: ir.Node) -> bool:

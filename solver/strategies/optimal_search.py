@@ -371,13 +371,14 @@ class OptimalSearch:
         row = self.table.row(q, hyps)
         labels = sorted(np.flatnonzero(going).tolist(), key=lambda c: -int(going[c]))
         parts = [hyps[row == c] for c in labels]  # largest first
-        oks = [self.allowed_after(allowed, q, c) for c in labels]
         child_depth = None if depth is None else depth - 1
         lows = [int(self.lb_total[len(p)]) for p in parts]
         rest = len(hyps) + sum(lows)
         if rest > limit:
             return None
+        oks: list[Mask] = []  # (made part by part: a history rule's masks cost)
         for j, part in enumerate(parts):
+            oks.append(self.allowed_after(allowed, q, labels[j]))
             low, deep = self.floor(part, active if self.rules is None else
                                    self.searched(part, None, oks[j]), oks[j], stab)
             low = max(low, self.known(part, child_depth, oks[j]))
