@@ -245,8 +245,11 @@ class _Walker:
                 hint="the strategy may be unable to separate the remaining hypotheses"
                 if depth >= MAX_DEPTH else f"the goal's max_queries ends a game after {bound}; "
                 f'raise it to evaluate longer games ({option("set")}, when it names a param)')
-        query = self.first if depth == 0 and self.first is not None else \
-            self.strategy.choose(belief)
+        if depth == 0 and self.first is not None:
+            query = self.first
+            self.strategy.opened(belief, query)
+        else:
+            query = self.strategy.choose(belief)
         if self.game.model.action(query.action).feedback is None:
             raise SleuthError(
                 f"the strategy chose '{query.action}', whose answer is random; exact "

@@ -207,6 +207,11 @@ class Strategy:
         total and worst case); None for strategies that prove nothing."""
         return None
 
+    def opened(self, belief: AnyBelief, query: Query) -> None:
+        """`query` is asked at `belief` without the strategy choosing it (an opener that
+        `evaluate --first` forces); a strategy that plans for the queries after it (an
+        exact search's depth budgets) does so here."""
+
     def proven_after(self, belief: AnyBelief, query: Query) -> dict[str, Any] | None:
         """What the strategy proves about play from `belief` when `query` is forced
         first (an opener, `evaluate --first`) and it chooses every later query; None

@@ -80,29 +80,52 @@ class Optimal(ListedStrategy):
         return {"total": total, "worst": worst, "order": order,
                 "nodes": self.search.nodes, "top": self.top}
 
+    def opened(self, belief: AnyBelief, query: Query) -> None:
+        """`query` is forced first at `belief`. Under the least worst case first, every
+        part's depth budget becomes the deepest part's least depth, as when the search
+        chooses a query itself: a part that is not the deepest may then trade depth for
+        total (its own least depth would forbid that)."""
+        if not self.worst_first or self.scored is not None or self.lie_search is not None \
+                or self.workers is not None:
+            return
+        keys = []
+        for part in self._parts_after(belief, query):
+            hyps, allowed = np.sort(part.index).astype(np.int64), self.allowed(part)
+            key = self.search.key(hyps, None, allowed)
+            if key not in self.budgets:
+                self.budgets[key] = self.search.least_depth(hyps, allowed)
+            keys.append(key)
+        deepest = max((self.budgets[k] for k in keys), default=0)
+        self.budgets.update(dict.fromkeys(keys, deepest))
+
     def proven_after(self, belief: AnyBelief, query: Query) -> dict[str, Any] | None:
-        """The least total after `query` (forced first), then the least worst case: the
-        query once for every secret, plus each part's proven optimum, the parts being
-        independent. Not for the least worst case first (a part that does not reach the
-        deepest may trade depth for total, which its own search does not), nor for games
-        scored otherwise (rounds, a cover goal) or with lies: None there."""
-        if self.worst_first or self.scored is not None or self.lie_search is not None:
+        """The best play after `query` (forced first): the query once for every secret,
+        plus each part's proven optimum, the parts being independent -- under the least
+        worst case first, each part's least total within the deepest part's least depth
+        (`opened`). None for games scored otherwise (rounds, a cover goal), with lies,
+        or the least worst case split over workers (whose parts keep their own depth)."""
+        if self.scored is not None or self.lie_search is not None or (
+                self.worst_first and self.workers is not None):
             return None
+        self.opened(belief, query)
+        total, worst = self.prepared(belief).size, 1
+        for part in self._parts_after(belief, query):
+            got = self.value(part)
+            total += got[0]
+            worst = max(worst, 1 + got[1])
+        order = "worst case, then total" if self.worst_first else "total, then worst case"
+        return {"total": total, "worst": worst, "order": order, "nodes": self.search.nodes,
+                "top": self.top, "first": self.candidates.shown(query)}
+
+    def _parts_after(self, belief: AnyBelief, query: Query) -> list[AnyBelief]:
+        """The beliefs after `query` at `belief`, one per feedback, but those that end
+        the game."""
         belief = self.prepared(belief)
         branch = belief.branch(query, self.candidates)
         codes = branch.codes(self.candidates.game.hypotheses.ranks[belief.index])
-        stops = Stopper(self.candidates.game)
-        ends = self.search.stop_game
-        total, worst = len(codes), 1
-        for code in np.unique(codes).tolist():
-            if ends and stops(query, code):
-                continue
-            part = self.value(branch.child(code))
-            total += part[0]
-            worst = max(worst, 1 + part[1])
-        return {"total": total, "worst": worst, "order": "total, then worst case",
-                "nodes": self.search.nodes, "top": self.top,
-                "first": self.candidates.shown(query)}
+        stops, ends = Stopper(self.candidates.game), self.search.stop_game
+        return [self.prepared(branch.child(c)) for c in np.unique(codes).tolist()
+                if not (ends and stops(query, c))]
 
     def _no_lies(self) -> None:
         if self.lie_search is not None:
