@@ -227,6 +227,25 @@ def test_a_forced_opener_is_proven_against_brute_force(pegs, colours, strategy, 
                                                                      worst_first)
 
 
+@pytest.mark.parametrize("strategy", ["optimal", "optimal-worst"])
+def test_the_best_forced_opener_of_a_game_without_stop_is_the_optimum(strategy):
+    """A game that ends when the coin is known (no `stop_when`: a part may be over after
+    the opener alone): every weighing forced first gives a tree whose total and worst
+    are the proof's, and the best of them is the brute force's optimum."""
+    game = load_game(str(ROOT / "specs" / "counterfeit-coin.yaml"), {"coins": 4})
+    worst_first = strategy == "optimal-worst"
+    got = []
+    for opener in make_strategy(strategy, Candidates(game, "any")).search.queries:
+        chooser = make_strategy(strategy, Candidates(game, "any"))
+        ev = evaluate_strategy(game, chooser, "coin", first=opener)
+        proof = chooser.proven_after(Belief.prior(game), opener)
+        assert (ev.total, ev.worst) == (proof["total"], proof["worst"])
+        got.append((ev.worst, ev.total) if worst_first else (ev.total, ev.worst))
+    best = min(got)
+    assert (best[::-1] if worst_first else best) == brute_coin(4, worst_first)
+    assert len(set(got)) > 1  # the openers differ
+
+
 @pytest.mark.slow  # the brute force takes 8 s
 def test_a_forced_opener_lets_a_shallow_part_trade_depth_for_total(capsys):
     """MM(4,3) opened with 1111 under the least worst case first: the deepest part needs
