@@ -58,7 +58,7 @@ class HistoryMasks:
             offset += len(block.ranks)
         self.size = offset
         self.turns = np.concatenate(turns) if turns else np.zeros(0, dtype=np.int64)
-        self._after: dict[tuple[str, int, int], np.ndarray | None] = {}
+        self._after: dict[tuple[str, int, int], np.ndarray | None] = {}  # packed bits
         self._rules: dict[tuple[str, int], Any] = {}  # (action, span offset) -> its rule
 
     @staticmethod
@@ -79,8 +79,11 @@ class HistoryMasks:
                 for offset, ranks in spans:
                     mask[offset:offset + len(ranks)] = self._rule(action, offset, ranks)(
                         [(rank, code)])
-            self._after[key] = mask
-        return self._after[key]
+            # kept a bit a query: a search may make hundreds of thousands
+            self._after[key] = None if mask is None else np.packbits(mask)
+        packed = self._after[key]
+        return None if packed is None else \
+            np.unpackbits(packed, count=self.size).view(bool)
 
     def _rule(self, action: str, offset: int, ranks: np.ndarray) -> Any:
         """The action's history rule over one span of the table's queries (made once)."""
