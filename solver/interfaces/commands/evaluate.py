@@ -46,7 +46,7 @@ from sleuth.solver.wording import counted, plural
 @click.option("--first", "first_text", default=None, metavar="QUERY",
               help="Force the first query (e.g. 'guess 1122', or just its arguments when "
                    "the spec has one kind of query: --first 1122); the strategy chooses "
-                   "every later one.")
+                   "every later one (optimal, optimal-worst: proven best after it).")
 def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | None,
              workers: int | None, scheduler: str | None, first_text: str | None,
              **kwargs: Any) -> None:
