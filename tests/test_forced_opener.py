@@ -17,20 +17,13 @@ from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import make_strategy
 from tests.conftest import ROOT
-from tests.test_optimal import brute_coin, brute_mastermind, mastermind_feedback
+from tests.test_optimal import brute_coin, brute_mastermind, mastermind_parts
 
 
 def brute_worst_first_after(pegs: int, colours: int, opener: tuple) -> tuple[int, int]:
     """The least (worst, total) over every strategy that asks `opener` first, by its own
     recursion: the least total of a set within a depth, over every guess."""
     codes = list(itertools.product(range(colours), repeat=pegs))
-
-    def parts(guess: tuple, secrets: frozenset) -> list[frozenset] | None:
-        split: dict[tuple, set] = {}
-        for s in secrets:
-            split.setdefault(mastermind_feedback(guess, s), set()).add(s)
-        going = [frozenset(p) for fb, p in split.items() if fb != (pegs, 0)]
-        return None if any(len(p) == len(secrets) for p in going) else going
 
     @cache
     def within(secrets: frozenset, depth: int) -> int | None:
@@ -40,14 +33,14 @@ def brute_worst_first_after(pegs: int, colours: int, opener: tuple) -> tuple[int
             return None
         best = None
         for guess in codes:
-            going = parts(guess, secrets)
+            going = mastermind_parts(pegs, guess, secrets)
             totals = None if going is None else [within(p, depth - 1) for p in going]
             if totals is not None and None not in totals:
                 t = len(secrets) + sum(totals)
                 best = t if best is None else min(best, t)
         return best
 
-    going = parts(opener, frozenset(codes))
+    going = mastermind_parts(pegs, opener, frozenset(codes))
     deepest = max(next(d for d in itertools.count() if within(p, d) is not None)
                   for p in going)
     return 1 + deepest, len(codes) + sum(within(p, deepest) for p in going)

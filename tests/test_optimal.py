@@ -32,6 +32,16 @@ def mastermind_feedback(guess: tuple, code: tuple) -> tuple[int, int]:
     return black, common - black
 
 
+def mastermind_parts(pegs: int, guess: tuple, secrets: frozenset) -> list[frozenset] | None:
+    """The parts of `secrets` that go on after `guess` (not the one it ends), or None
+    when the guess makes no progress."""
+    parts: dict[tuple, set] = {}
+    for s in secrets:
+        parts.setdefault(mastermind_feedback(guess, s), set()).add(s)
+    going = [frozenset(p) for fb, p in parts.items() if fb != (pegs, 0)]
+    return None if any(len(p) == len(secrets) for p in going) else going
+
+
 def brute_mastermind(pegs: int, colours: int, worst_first: bool,
                      opener: tuple | None = None) -> tuple[int, int]:
     """The least (total, worst), or (worst, total) first, over every strategy; with
@@ -39,12 +49,9 @@ def brute_mastermind(pegs: int, colours: int, worst_first: bool,
     codes = list(itertools.product(range(colours), repeat=pegs))
 
     def after(guess: tuple, secrets: frozenset) -> tuple[int, int] | None:
-        parts: dict[tuple, list] = {}
-        for s in secrets:
-            parts.setdefault(mastermind_feedback(guess, s), []).append(s)
-        going = [frozenset(p) for fb, p in parts.items() if fb != (pegs, 0)]
-        if any(len(p) == len(secrets) for p in going):
-            return None  # no progress
+        going = mastermind_parts(pegs, guess, secrets)
+        if going is None:
+            return None
         total, worst = len(secrets), 1
         for p in going:
             t, w = cost(p)

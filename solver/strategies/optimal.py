@@ -11,7 +11,7 @@ import numpy as np
 from sleuth.compiler.api import SleuthError, said
 from sleuth.solver.infoset.goals import goal_reached
 from sleuth.solver.infoset.history import Mask
-from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query, Stopper
+from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
 from sleuth.solver.strategies.optimal_cover import CoverSearch
 from sleuth.solver.strategies.optimal_lies import make_lie_search
@@ -75,7 +75,10 @@ class Optimal(ListedStrategy):
         if self.scored is not None:
             value, _, hyps = self._scored(belief)
             return self.scored.proven(hyps, value)
-        total, worst = self.value(belief)
+        return self._claim(*self.value(belief))
+
+    def _claim(self, total: int, worst: int) -> dict[str, Any]:
+        """What the search proves: a (total, worst) and the order it minimises them in."""
         order = "worst case, then total" if self.worst_first else "total, then worst case"
         return {"total": total, "worst": worst, "order": order,
                 "nodes": self.search.nodes, "top": self.top}
@@ -85,11 +88,14 @@ class Optimal(ListedStrategy):
         part's depth budget becomes the deepest part's least depth, as when the search
         chooses a query itself: a part that is not the deepest may then trade depth for
         total (its own least depth would forbid that)."""
-        if not self.worst_first or self.scored is not None or self.lie_search is not None \
-                or self.workers is not None:
-            return
+        if self.worst_first and self.scored is None and self.lie_search is None \
+                and self.workers is None:
+            self._budget(self._parts_after(belief, query))
+
+    def _budget(self, parts: list[AnyBelief]) -> None:
+        """Give every part the deepest part's least depth as its depth budget."""
         keys = []
-        for part in self._parts_after(belief, query):
+        for part in parts:
             hyps, allowed = np.sort(part.index).astype(np.int64), self.allowed(part)
             key = self.search.key(hyps, None, allowed)
             if key not in self.budgets:
@@ -107,15 +113,15 @@ class Optimal(ListedStrategy):
         if self.scored is not None or self.lie_search is not None or (
                 self.worst_first and self.workers is not None):
             return None
-        self.opened(belief, query)
+        parts = self._parts_after(belief, query)
+        if self.worst_first:
+            self._budget(parts)
         total, worst = self.prepared(belief).size, 1
-        for part in self._parts_after(belief, query):
+        for part in parts:
             got = self.value(part)
             total += got[0]
             worst = max(worst, 1 + got[1])
-        order = "worst case, then total" if self.worst_first else "total, then worst case"
-        return {"total": total, "worst": worst, "order": order, "nodes": self.search.nodes,
-                "top": self.top, "first": self.candidates.shown(query)}
+        return {**self._claim(total, worst), "first": self.candidates.shown(query)}
 
     def _parts_after(self, belief: AnyBelief, query: Query) -> list[AnyBelief]:
         """The beliefs after `query` at `belief`, one per feedback, but those that end
@@ -123,9 +129,8 @@ class Optimal(ListedStrategy):
         belief = self.prepared(belief)
         branch = belief.branch(query, self.candidates)
         codes = branch.codes(self.candidates.game.hypotheses.ranks[belief.index])
-        stops, ends = Stopper(self.candidates.game), self.search.stop_game
         return [self.prepared(branch.child(c)) for c in np.unique(codes).tolist()
-                if not (ends and stops(query, c))]
+                if not self.candidates.stops(query, c)]
 
     def _no_lies(self) -> None:
         if self.lie_search is not None:

@@ -69,8 +69,10 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
             result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance,
                                        root, tree=tree_file is not None, workers=pool,
                                        recipe=recipe, first=first)
-            proof = None if secrets is not None else strategy.proven(root) \
-                if first is None else strategy.proven_after(root, first)
+            proof = None
+            if secrets is None:  # a claim about every secret
+                proof = strategy.proven(root) if first is None else \
+                    strategy.proven_after(root, first)
     finally:
         if pool is not None:
             pool.close()
