@@ -34,7 +34,9 @@ def score(guess: np.ndarray, codes: np.ndarray, colours: int) -> tuple[np.ndarra
 def searches(params: dict, mb: int) -> tuple[OptimalSearch, OptimalSearch]:
     spec = SPECS / "mastermind.yaml"
     small = OptimalSearch(Candidates(load_game(spec, params, Budget(memory_mb=mb))))
-    dense = OptimalSearch(Candidates(load_game(spec, params)))
+    # the dense table's Python search: the compiled kernel (optimal_kernel.py) needs a
+    # dense table, and the on-demand one is compared with the search it replaces
+    dense = OptimalSearch(Candidates(load_game(spec, params)), compiled=False)
     return small, dense
 
 

@@ -46,6 +46,7 @@ from sleuth.solver.infoset.queries import Candidates, has_stop
 from sleuth.solver.strategies.base import require_optimal
 from sleuth.solver.strategies.optimal_bounds import external as _external
 from sleuth.solver.strategies.optimal_bounds import fill as _fill
+from sleuth.solver.strategies.optimal_kernel import CompiledSearch
 
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
 
@@ -56,7 +57,7 @@ SETTLED = 256  # the largest set whose own secrets are tried first (settled)
 class OptimalSearch:
     """The branch and bound over one game's listed hypotheses (indices into its table)."""
 
-    def __init__(self, candidates: Candidates, top: int = 0):
+    def __init__(self, candidates: Candidates, top: int = 0, compiled: bool = True):
         game = candidates.game
         self.candidates = candidates
         self.top = top  # > 0: only the first `top` queries of each set's order are tried
@@ -96,6 +97,10 @@ class OptimalSearch:
         self.all_allowed = np.ones(len(self.queries), dtype=bool)
         self.all_queries = np.arange(len(self.queries), dtype=np.int64)
         self.nodes = 0
+        # sets solved whole in compiled code (optimal_kernel.py), where that gives the same
+        # answers; `compiled` False: this search alone (the reference the tests compare)
+        self.compiled = CompiledSearch(self) if compiled and CompiledSearch.applies(self) \
+            else None
 
     # -- set-up
 
@@ -180,6 +185,12 @@ class OptimalSearch:
         hit = self.memo.get(key)
         if isinstance(hit, tuple) or (hit is not None and hit > bound):
             return hit
+        if self.compiled is not None and self.compiled.takes(n):
+            before = self.compiled.nodes
+            got = self.compiled.solve(hyps, depth, bound, active, stab)
+            self.nodes += self.compiled.nodes - before
+            self.memo[key] = got if isinstance(got, tuple) else max(got, hit or 0)
+            return self.memo[key]
         self.nodes += 1
         if self.symmetry is not None and (stab is None or not self.symmetry.inherit):
             stab = self.symmetry.stabiliser(hyps)
@@ -346,7 +357,9 @@ class OptimalSearch:
             here, d, ok = stack.pop()
             if self.terminal(here):
                 continue
-            got = self.memo[self.key(here, d, ok)]
+            got = self.memo.get(self.key(here, d, ok))
+            if not isinstance(got, tuple):  # solved inside the compiled kernel
+                got = self.solve(here, d, NO_TREE - 1, allowed=ok)
             out[here.tobytes()] = got
             q = got[2]
             row, stops = self.table.row(q, here), self.stops[q]

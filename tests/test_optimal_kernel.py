@@ -1,0 +1,128 @@
+"""The optimal search's compiled kernel (solver/strategies/optimal_kernel.py) against the
+Python search it stands in for: the same solved tree, set by set (value, worst case and
+query), with and without symmetry, under a depth budget, with consistent guesses; the
+games it refuses; and a bound it cannot meet reported as a lower bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sleuth.compiler.api import load_game, load_game_text
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies.optimal_kernel import SMALL, CompiledSearch
+from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.strategies.optimal_table import SetTable
+from tests.conftest import ROOT
+
+GAMES = [
+    ("mastermind.yaml", {"pegs": 3, "colours": 4}),  # a listed group: every set compiled
+    ("mastermind.yaml", {"pegs": 4, "colours": 4}),
+    ("bulls-and-cows.yaml", {"digits": 3}),  # transpositions: sets of up to SMALL
+]
+
+
+def plans(spec: str, overrides: dict, guesses: str = "any", symmetry: bool = True,
+          depth: int | None = None) -> tuple[dict, dict, OptimalSearch]:
+    """The tree the Python search solves from the whole set, and the one the search with
+    the kernel solves, each as sorted hypotheses' bytes -> (total, worst, query)."""
+    game = load_game(ROOT / "specs" / spec, overrides)
+    everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+    out = []
+    for compiled in (False, True):
+        search = OptimalSearch(Candidates(game, guesses), compiled=compiled)
+        if not symmetry:
+            search.symmetry = None
+        got = search.solve(everyone, depth, NO_TREE - 1)
+        assert isinstance(got, tuple)
+        out.append((search.plan(everyone, depth), search))
+    (python, _), (kernel, search) = out
+    return python, kernel, search
+
+
+@pytest.mark.parametrize("spec, overrides", GAMES)
+def test_the_kernel_solves_the_python_searchs_tree(spec, overrides):
+    python, kernel, search = plans(spec, overrides)
+    assert search.compiled is not None and search.compiled.nodes > 10  # it did the work
+    assert kernel == python
+
+
+@pytest.mark.parametrize("spec, overrides", GAMES[:2])
+def test_without_symmetry_the_tree_is_the_same(spec, overrides):
+    """Every query scored rather than one per orbit: the same tree (K within an orbit)."""
+    python, kernel, _ = plans(spec, overrides, symmetry=False)
+    assert kernel == python
+
+
+def test_consistent_guesses_and_a_depth_budget():
+    """Only possible secrets asked, and the least total within a worst case of 4 (MM(4,4)
+    needs 4 at least): the budget is kept by every part."""
+    for guesses, depth in (("consistent", None), ("any", 4), ("consistent", 5)):
+        python, kernel, _ = plans("mastermind.yaml", {"pegs": 4, "colours": 4}, guesses,
+                                  depth=depth)
+        assert kernel == python, (guesses, depth)
+        if depth is not None:
+            assert max(worst for _, worst, _ in kernel.values()) <= depth
+
+
+def test_a_bound_it_cannot_meet_gives_a_lower_bound():
+    """Asked for a tree of total at most one less than the optimum, the kernel reports a
+    bound above that; asked for the optimum, the tree."""
+    game = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 3, "colours": 3})
+    everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+    best = OptimalSearch(Candidates(game), compiled=False).solve(everyone, None, NO_TREE - 1)
+    search = OptimalSearch(Candidates(game))
+    low = search.solve(everyone, None, best[0] - 1)
+    assert not isinstance(low, tuple) and low >= best[0]
+    assert search.solve(everyone, None, best[0]) == best
+
+
+def test_a_table_that_grows_keeps_the_answers():
+    """A kernel table of a few slots and a small arena grows between calls; what it
+    kept stays found, and the answers do not change."""
+    game = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 4, "colours": 4})
+    everyone = np.arange(game.hypotheses.size, dtype=np.int64)
+    want = OptimalSearch(Candidates(game), compiled=False)
+    small = OptimalSearch(Candidates(game))
+    table = small.compiled.table = SetTable(slots=8, arena=16)
+    assert small.solve(everyone, None, NO_TREE - 1) == want.solve(everyone, None,
+                                                                  NO_TREE - 1)
+    assert len(table.keys) > 8 and len(table.arena) > 16 and not table.full
+    assert small.plan(everyone, None) == want.plan(everyone, None)
+
+
+# A guess ends the game when the secret is one above it: at most one secret per query,
+# but never the one the query names (the kernel's K order and orbit argument need that).
+OFF_BY_ONE = """
+game: Off by one
+params: {n: 12}
+domains:
+  Number: {range: "1..n"}
+secret: {number: Number}
+queries:
+  guess:
+    args: {x: Number}
+    feedback: 'if number == x + 1 then "next" else if number <= x then "lower" else "higher"'
+goal: {identify: [number], stop_when: 'feedback == "next"'}
+"""
+
+
+@pytest.mark.parametrize("text, overrides, applies", [
+    (None, {"pegs": 3, "colours": 3}, True),
+    (OFF_BY_ONE, {}, False),
+])
+def test_where_the_kernel_applies(text, overrides, applies):
+    game = (load_game_text(text) if text else
+            load_game(ROOT / "specs" / "mastermind.yaml", overrides))
+    search = OptimalSearch(Candidates(game))
+    assert (search.compiled is not None) == applies
+    assert CompiledSearch.applies(OptimalSearch(Candidates(game), top=3)) is False
+
+
+def test_transpositions_give_only_small_sets():
+    game = load_game(ROOT / "specs" / "bulls-and-cows.yaml", {"digits": 3})
+    search = OptimalSearch(Candidates(game))
+    assert type(search.symmetry).__name__ == "Transpositions"
+    assert search.compiled.takes(SMALL) and not search.compiled.takes(SMALL + 1)
+    search.symmetry = None  # then every set: the Python search has no symmetry either
+    assert search.compiled.takes(game.hypotheses.size)
