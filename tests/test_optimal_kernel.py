@@ -84,7 +84,7 @@ def test_a_table_that_grows_keeps_the_answers():
     everyone = np.arange(game.hypotheses.size, dtype=np.int64)
     want = OptimalSearch(Candidates(game), compiled=False)
     small = OptimalSearch(Candidates(game))
-    table = small.compiled.table = SetTable(slots=8, arena=16)
+    table = small.compiled.solved = SetTable(slots=8, arena=16)
     assert small.solve(everyone, None, NO_TREE - 1) == want.solve(everyone, None,
                                                                   NO_TREE - 1)
     assert len(table.keys) > 8 and len(table.arena) > 16 and not table.full

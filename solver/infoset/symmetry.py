@@ -101,7 +101,8 @@ class Symmetry(_Permutations):
         """Which queries are the first of their orbit under the symmetries `stab`."""
         if len(stab) <= 1:
             return np.ones(self.queries.shape[1], dtype=bool)
-        return self.queries[stab].min(axis=0) == np.arange(self.queries.shape[1])
+        images = self.queries if len(stab) == len(self.queries) else self.queries[stab]
+        return images.min(axis=0) == np.arange(self.queries.shape[1])  # (whole: no copy)
 
 
 def of_game(game: Game) -> tuple[Symmetry | Transpositions, Callable[[int], np.ndarray],

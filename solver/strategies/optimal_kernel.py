@@ -237,7 +237,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     game's symmetries on the queries (one row each; none: no rows), of which `stab` map
     `hyps` onto itself: one query per orbit is tried, and a part inherits those that fix
     the query (as the search's `stabiliser`, `representatives`, `fixing`). The table
-    (`keys`, `rows`, `arena`: `_find`) keeps every set's answer as the search's does;
+    (`keys`, `rows`, `arena`: optimal_table.find) keeps every set's answer as the search's does;
     `state`: (nodes searched, arena used, sets kept, full). A search that finds the
     table full gives up: (0, 0, FULL), nothing else meant."""
     n = hyps.shape[0]
@@ -378,7 +378,7 @@ class CompiledSearch:
             self.by_column = (floors.columns, floors.going, shape.knots, shape.gains,
                               np.array([shape.a, shape.b], dtype=np.int32),
                               np.ones(floors.columns.shape[1], dtype=np.bool_))
-        self.table = SetTable()
+        self.solved = SetTable()  # every set solved here
 
     def _refresh(self) -> None:
         """Follow the search's symmetries (the tests remove them from a search). Those a
@@ -406,7 +406,7 @@ class CompiledSearch:
     @property
     def nodes(self) -> int:
         """The sets searched here so far."""
-        return int(self.table.state[0])
+        return int(self.solved.state[0])
 
     @staticmethod
     def applies(search: Any) -> bool:
@@ -435,7 +435,7 @@ class CompiledSearch:
         onto itself (None: found here)."""
         self._refresh()
         depth = -1 if depth is None else depth
-        value, worst, q = self.table.known(hyps, depth)
+        value, worst, q = self.solved.known(hyps, depth)
         if q >= 0 or value > bound:  # (known: no stabiliser to find)
             return (value, worst, q) if q >= 0 else value
         if self.symmetry is None:
@@ -447,9 +447,9 @@ class CompiledSearch:
                                      self.query_of, self.consistent, hyps,
                                      self.all_queries if active is None else active,
                                      self.marks, self.group, stab.astype(np.int64), depth,
-                                     bound, *self.table.arrays(), self.by_column)
-            if self.table.full:  # (also when only this set's own answer was not kept)
-                self.table.grow(len(hyps))
+                                     bound, *self.solved.arrays(), self.by_column)
+            if self.solved.full:  # (also when only this set's own answer was not kept)
+                self.solved.grow(len(hyps))
             if q != FULL:
                 return (int(total), int(worst), int(q)) if q >= 0 else int(total)
 
