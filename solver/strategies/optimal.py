@@ -56,10 +56,6 @@ class Optimal(ListedStrategy):
         if self.scored is not None or self.search.rules is not None:
             return False
         self.workers, self.recipe = workers, recipe
-        # the Python search alone, on the driver as on the workers (solve_part): with
-        # the compiled kernel the split ran MM(4,8) in 315 s against 198 s on 2 local
-        # workers (docs/results.md; the cause is not traced)
-        self.search.compiled = None
         return True
 
     def value(self, belief: AnyBelief) -> tuple[int, int]:

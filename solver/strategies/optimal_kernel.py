@@ -38,7 +38,7 @@ from numba import njit
 
 from sleuth.solver.infoset.column_kernels import CODE_NS, COLUMN_NS, MAX_SET, ROW_NS
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
-from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys, _keys
+from sleuth.solver.infoset.outcome_kernels import _bounds, _count, _distinct_by_keys, _keys
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
 
 NO_TREE = 1 << 60  # as optimal_search.NO_TREE (no tree at all), kept here: no import cycle
@@ -55,26 +55,10 @@ def _score(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     (it splits the set or ends the game for part of it) and whether it ends the game for
     one of `hyps` (is one of them, in a game that stops on its secret alone)."""
     n = hyps.shape[0]
-    m = 0
-    for j in range(n):
-        c = codes[q, hyps[j]]
-        if counts[c] == 0:
-            seen[m] = c
-            m += 1
-        counts[c] += 1
-    total, worst, largest, ends = n, 1, 0, False
+    m = _count(codes[q], hyps, counts, seen)
+    total, worst, largest, ends = _bounds(counts, seen, m, q, n, stops, lb_total, lb_worst)
     for i in range(m):
-        c = seen[i]
-        k = counts[c]
-        counts[c] = 0
-        if stops[q, c]:
-            ends = True
-            continue
-        total += lb_total[k]
-        if 1 + lb_worst[k] > worst:
-            worst = 1 + lb_worst[k]
-        if k > largest:
-            largest = k
+        counts[seen[i]] = 0
     return total, worst, largest < n, ends
 
 

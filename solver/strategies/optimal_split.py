@@ -43,7 +43,6 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
     at most `limit`; else a lower bound above it, and no tree; and the information sets
     this task searched."""
     search: OptimalSearch = recipe.build()[1].search
-    search.compiled = None  # the Python search alone, as on the driver (Optimal.share)
     before = search.nodes
     got = search.solve(hyps, depth, limit)
     plan = search.plan(hyps, depth) if isinstance(got, tuple) else None
