@@ -426,11 +426,12 @@ class CompiledSearch:
             stab = self.none
         elif stab is None:
             stab = self.symmetry.stabiliser(hyps)
+        stab = stab.astype(np.int64, copy=False)  # (no copy: the searches' are int64)
         while True:
             total, worst, q = _solve(self.codes, self.stops, self.lb_total, self.lb_worst,
                                      self.query_of, self.consistent, hyps,
                                      self.all_queries if active is None else active,
-                                     self.marks, self.group, stab.astype(np.int64), depth,
+                                     self.marks, self.group, stab, depth,
                                      bound, *self.solved.arrays(), self.by_column)
             if self.solved.full:  # (also when only this set's own answer was not kept)
                 self.solved.grow(len(hyps))
