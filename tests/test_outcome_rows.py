@@ -141,3 +141,40 @@ def test_the_least_worst_case_made_on_demand_is_the_dense_one():
     assert small.solve(everyone, depth, NO_TREE - 1) == dense.solve(everyone, depth,
                                                                     NO_TREE - 1)
     assert small.plan(everyone, depth) == dense.plan(everyone, depth)
+
+
+# `stop_when` reads the query's argument here (the table reads it query by query)
+STOP_ON_ARG = """
+game: Guess within reach
+params: {n: 9}
+domains:
+  Number: {range: "1..n"}
+secret: {number: Number}
+queries:
+  guess:
+    args: {x: Number}
+    feedback: 'if number == x then "hit" else if number < x then "lower" else "higher"'
+goal: {identify: [number], stop_when: 'feedback == "hit" or (feedback == "higher" and x == n - 1)'}
+"""
+
+
+# the feedback alone, and guesses 0 and n + 1 never give the code that ends the game
+STOP_ON_FEEDBACK = STOP_ON_ARG.replace(' or (feedback == "higher" and x == n - 1)', "").replace(
+    'Number: {range: "1..n"}', 'Number: {range: "1..n"}\n  Guess: {range: "0..n+1"}').replace(
+    "args: {x: Number}", "args: {x: Guess}")
+
+
+@pytest.mark.parametrize("text, params", [(None, {"pegs": 3, "colours": 4}),
+                                          (STOP_ON_FEEDBACK, {}), (STOP_ON_ARG, {})])
+def test_the_stop_table_is_the_stopper_read_cell_by_cell(text, params):
+    from sleuth.compiler.api import load_game_text
+
+    game = load_game_text(text) if text else load_game(SPECS / "mastermind.yaml", params)
+    candidates = Candidates(game)
+    table = OutcomeTable(candidates)
+    expected = np.zeros_like(table.stops)
+    for i, query in enumerate(table.queries):
+        for c in set(table.codes[i].tolist()):  # the codes the query gives, and no other
+            expected[i, c] = candidates.stops(query, int(table.book[c]))
+    assert expected.any() and not expected.all(axis=1).any()
+    assert np.array_equal(table.stops, expected)

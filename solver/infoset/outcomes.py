@@ -49,11 +49,32 @@ class OutcomeTable:
         self.offsets = (np.arange(len(self.queries), dtype=np.int64) * self.ncodes)[:, None]
         self.stops = np.zeros((len(self.queries), self.ncodes), dtype=bool)
         if has_stop(game):
-            for i, query in enumerate(self.queries):
-                for c in np.unique(self.codes[i]).tolist():
-                    self.stops[i, c] = candidates.stops(query, int(book[c]))
+            self._stops(candidates)
         self.symmetry = (detect(game, self.codes, blocks[0].ranks)
                          if len(blocks) == 1 and blocks[0].secret_like else None)
+
+    def _stops(self, candidates: Candidates) -> None:
+        """Whether each query's feedback ends the game, at the codes it gives (False at
+        the others): read once per code for an action whose `stop_when` reads the
+        feedback alone, else per query."""
+        nq = len(self.queries)
+        given = np.zeros((nq, self.ncodes), dtype=bool)
+        for lo in range(0, nq, 256):  # (a block of rows at a time: bounded memory)
+            rows = np.arange(lo, min(nq, lo + 256))
+            given[rows[:, None], self.codes[rows]] = True
+        start = 0
+        for block in candidates.blocks:
+            rows = np.arange(start, start + len(block.ranks))
+            start += len(rows)
+            if len(rows) and not candidates.stops.reads_args(block.action.name):
+                per_code = np.zeros(self.ncodes, dtype=bool)
+                for c in np.flatnonzero(given[rows].any(axis=0)).tolist():
+                    per_code[c] = candidates.stops(self.queries[rows[0]], int(self.book[c]))
+                self.stops[rows] = given[rows] & per_code
+                continue
+            for i in rows.tolist():
+                for c in np.flatnonzero(given[i]).tolist():
+                    self.stops[i, c] = candidates.stops(self.queries[i], int(self.book[c]))
 
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """Part sizes (queries x codes) of the hypotheses `hyps` under the queries (None:
