@@ -275,9 +275,12 @@ def plain_closure(hyps: list[np.ndarray], queries: list[np.ndarray]) -> set[byte
     return seen
 
 
-@pytest.mark.parametrize("params", [{"pegs": 3, "colours": 3}, {"pegs": 4, "colours": 4},
-                                    {"pegs": 2, "colours": 6}])
-def test_the_listed_group_is_every_composition(params):
+@pytest.mark.parametrize("params, relabel", [
+    ({"pegs": 3, "colours": 3}, False), ({"pegs": 4, "colours": 4}, False),
+    ({"pegs": 2, "colours": 6}, False),
+    # the queries numbered otherwise than the hypotheses: their images are listed apart
+    ({"pegs": 3, "colours": 3}, True)])
+def test_the_listed_group_is_every_composition(params, relabel):
     from sleuth.solver.infoset.closure import closure
     from sleuth.solver.infoset.symmetry import _generators
 
@@ -285,6 +288,11 @@ def test_the_listed_group_is_every_composition(params):
     block = Candidates(game).blocks[0]
     found = _generators(game, None, block.ranks)
     gens = ([g.hyps.astype(np.int64) for g in found], [g.queries.astype(np.int64) for g in found])
+    if relabel:  # query x is now label[x]: g acts as label . g . label^-1
+        label = np.random.default_rng(1).permutation(len(gens[1][0]))
+        back = np.argsort(label)
+        gens = (gens[0], [label[g[back]] for g in gens[1]])
+        assert not all(np.array_equal(h, q) for h, q in zip(*gens, strict=True))
     got_h, got_q = closure(*gens, transpositions(game, block.ranks, found).size)
     got = {h.astype(np.int64).tobytes() + q.astype(np.int64).tobytes()
            for h, q in zip(got_h, got_q, strict=True)}
