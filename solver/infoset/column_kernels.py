@@ -300,7 +300,9 @@ class Columns:
             return None
         label = np.zeros(stops.shape[1], dtype=np.uint8)
         label[used] = np.arange(len(used))
-        return cls(label[by_query.T], np.ascontiguousarray(stops[:, used]))
+        # by hypothesis, each row contiguous whatever the table's order (the passes
+        # read a hypothesis's codes for a run of queries)
+        return cls(np.ascontiguousarray(label[by_query].T), np.ascontiguousarray(stops[:, used]))
 
 
 class ColumnFloors:
