@@ -126,3 +126,33 @@ def test_transpositions_give_only_small_sets():
     assert search.compiled.takes(SMALL) and not search.compiled.takes(SMALL + 1)
     search.symmetry = None  # then every set: the Python search has no symmetry either
     assert search.compiled.takes(game.hypotheses.size)
+
+
+CACHED = """
+import numpy as np
+from sleuth.compiler.api import load_game
+from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+game = load_game("mastermind", {"pegs": 3, "colours": 3})
+search = OptimalSearch(Candidates(game))
+hyps = np.frombuffer(np.arange(game.hypotheses.size, dtype=np.int64).tobytes(), np.int64)
+print(search.compiled.solve(hyps, None, NO_TREE - 1, None, None))
+"""
+
+
+@pytest.mark.slow
+def test_a_read_only_set_runs_again_from_numbas_cache(tmp_path):
+    """A read-only set (np.frombuffer of a memo key) once compiled a second `_solve`
+    that called the first, and the next process crashed (SIGSEGV) loading the pair
+    from numba's cache: the kernel now takes one array type. Two processes sharing a
+    fresh cache: the first compiles, the second loads."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", CACHED], env=env, capture_output=True,
+                           text=True, timeout=900) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[1].stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout.startswith("(")

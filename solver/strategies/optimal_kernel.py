@@ -330,6 +330,16 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     return best_t, best_w, best_q
 
 
+def _plain(a: np.ndarray) -> np.ndarray:
+    """`a` as the kernel's one type of index array: int64, contiguous and writable (a
+    copy only when it is not: the searches' are). A read-only array (np.frombuffer of a
+    memo key) would compile a second `_solve` calling the first, and numba crashed
+    loading that pair from its cache."""
+    if a.dtype == np.int64 and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=np.int64, order="C")
+
+
 class CompiledSearch:
     """The kernel bound to one search's table and size bounds: `solve` is the search's
     `solve` for a small set (its answers are the same)."""
@@ -426,11 +436,11 @@ class CompiledSearch:
             stab = self.none
         elif stab is None:
             stab = self.symmetry.stabiliser(hyps)
-        stab = stab.astype(np.int64, copy=False)  # (no copy: the searches' are int64)
+        hyps, stab = _plain(hyps), _plain(stab)
+        active = self.all_queries if active is None else _plain(active)
         while True:
             total, worst, q = _solve(self.codes, self.stops, self.lb_total, self.lb_worst,
-                                     self.query_of, self.consistent, hyps,
-                                     self.all_queries if active is None else active,
+                                     self.query_of, self.consistent, hyps, active,
                                      self.marks, self.group, stab, depth,
                                      bound, *self.solved.arrays(), self.by_column)
             if self.solved.full:  # (also when only this set's own answer was not kept)
