@@ -45,6 +45,7 @@ NO_TREE = 1 << 60  # as optimal_search.NO_TREE (no tree at all), kept here: no i
 SMALL = 48  # the largest set solved here, unless the symmetries are inherited (`limit`)
 FLOOR = -2  # the depth a set's floor is kept at in the table (-1: no depth budget)
 FULL = -2  # the query a search reports when it gave up: its table is full
+MANY = 64  # symmetries above which a set's orbits are read query by query
 
 
 @njit(cache=True, nogil=True)
@@ -169,12 +170,24 @@ def _parts(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
 def _drop_images(group: np.ndarray, stab: np.ndarray, cand: np.ndarray,
                  tries: np.ndarray) -> None:
     """Unset `tries` for the queries of `cand` that are not the first (least) of their
-    orbit under the symmetries `stab` (row by row: the group's rows are long)."""
-    for g in stab:
-        image = group[g]
-        for a in range(cand.shape[0]):
-            if image[cand[a]] < cand[a]:
+    orbit under the symmetries `stab`. Few symmetries: row by row (the group's rows
+    are long). Many: query by query, each left at the first symmetry that maps it
+    lower (at the root of MM(4,6), after a few of 17,280 for most)."""
+    if stab.shape[0] <= MANY:
+        for g in stab:
+            image = group[g]
+            for a in range(cand.shape[0]):
+                if image[cand[a]] < cand[a]:
+                    tries[a] = False
+        return
+    for a in range(cand.shape[0]):
+        if not tries[a]:
+            continue
+        q = cand[a]
+        for g in stab:
+            if group[g, q] < q:
                 tries[a] = False
+                break
 
 
 @njit(cache=True, nogil=True)
