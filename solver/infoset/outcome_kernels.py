@@ -243,31 +243,34 @@ def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
 @njit(cache=True, nogil=True)
 def _distinct_by_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                       active: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """distinct_rows, given each query's row hash."""
+    """distinct_rows, given each query's row hash: the queries in order, each into an
+    open-addressed table by its hash (no sort), and one that meets an equal hash there
+    compared in full with that query (column_kernels._first_of_each reads columns)."""
     na, n = active.shape[0], hyps.shape[0]
-    order = np.argsort(keys, kind="mergesort")  # stable: ascending queries among equals
-    keep = np.ones(na, dtype=np.bool_)
-    start = 0
-    while start < na:
-        end = start + 1
-        while end < na and keys[order[end]] == keys[order[start]]:
-            end += 1
-        for x in range(start + 1, end):
-            qx = active[order[x]]
-            for y in range(start, x):
-                if not keep[order[y]]:
-                    continue
-                qy = active[order[y]]
-                same = True
+    size = 1
+    while size < 2 * na:
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int64)  # a kept query's position in `active`
+    keep = np.zeros(na, dtype=np.bool_)
+    for a in range(na):
+        qa, key = active[a], keys[a]
+        i = np.int64((key >> np.uint64(32)) & np.uint64(size - 1))
+        while True:
+            b = slots[i]
+            if b < 0:
+                slots[i] = a
+                keep[a] = True
+                break
+            if keys[b] == key:
+                qb, same = active[b], True
                 for j in range(n):
-                    c = codes[qx, hyps[j]]
-                    if c != codes[qy, hyps[j]] or stops[qx, c] != stops[qy, c]:
+                    c = codes[qa, hyps[j]]
+                    if c != codes[qb, hyps[j]] or stops[qa, c] != stops[qb, c]:
                         same = False
                         break
                 if same:
-                    keep[order[x]] = False
                     break
-        start = end
+            i = (i + 1) & (size - 1)
     return active[keep]
 
 
