@@ -295,7 +295,7 @@ class Columns:
     def of(cls, by_query: np.ndarray, stops: np.ndarray) -> Columns | None:
         """From the table by query (queries x hypotheses) and its stops; None when more
         than 256 codes occur."""
-        used = np.flatnonzero(np.bincount(by_query.ravel(), minlength=stops.shape[1]))
+        used = np.flatnonzero(np.bincount(by_query.ravel(order="K"), minlength=stops.shape[1]))
         if len(used) > 256:
             return None
         label = np.zeros(stops.shape[1], dtype=np.uint8)
