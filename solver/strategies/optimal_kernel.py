@@ -284,8 +284,9 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
                 lbq[a], lbw[a], useful, ends = _score(codes, stops, lb_total, lb_worst, hyps,
                                                       q, counts, seen)
                 krank[a] = q if ends else nq + q
-                tries[a] = useful and (ends or not consistent) and (depth < 0 or
-                                                                   lbw[a] <= depth)
+                # (one whose bound passes `bound` comes after the loop below stops)
+                tries[a] = (useful and (ends or not consistent) and lbq[a] <= bound
+                            and (depth < 0 or lbw[a] <= depth))
                 sort_key[a] = (lbq[a] * wide + lbw[a]) * 2 * nq + krank[a]
             if stab.shape[0] > 1:  # one query per orbit: the first, as K ranks them
                 _drop_images(group, stab, cand, tries)
