@@ -3,6 +3,9 @@ holds: what the optimal search (optimal.py) prunes with before it looks at a set
 
 from __future__ import annotations
 
+NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
+
+
 
 def fill(n: int, branches: int) -> tuple[int, int]:
     """Least total and depth of n secrets in a tree where each query ends at most one and
@@ -27,4 +30,4 @@ def external(n: int, k: int) -> tuple[int, int]:
     return n * d - (power - n) // (k - 1), d
 
 
-__all__ = ["external", "fill"]
+__all__ = ["NO_TREE", "external", "fill"]

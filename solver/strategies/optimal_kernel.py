@@ -39,9 +39,9 @@ from numba import njit
 from sleuth.solver.infoset.column_kernels import CODE_NS, COLUMN_NS, MAX_SET, ROW_NS
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
 from sleuth.solver.infoset.outcome_kernels import _bounds, _count, _distinct_by_keys, _keys
+from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
 
-NO_TREE = 1 << 60  # as optimal_search.NO_TREE (no tree at all), kept here: no import cycle
 SMALL = 48  # the largest set solved here, unless the symmetries are inherited (`limit`)
 FLOOR = -2  # the depth a set's floor is kept at in the table (-1: no depth budget)
 FULL = -2  # the query a search reports when it gave up: its table is full

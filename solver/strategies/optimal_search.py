@@ -44,12 +44,10 @@ from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import searched_table
 from sleuth.solver.infoset.queries import Candidates, has_stop
 from sleuth.solver.strategies.base import require_optimal
+from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_bounds import external as _external
 from sleuth.solver.strategies.optimal_bounds import fill as _fill
 from sleuth.solver.strategies.optimal_kernel import CompiledSearch
-
-NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
-
 
 SETTLED = 256  # the largest set whose own secrets are tried first (settled)
 
