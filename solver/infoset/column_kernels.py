@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from sleuth.solver.infoset import threads
+from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys
 
 BLOCK = 256  # queries counted side by side: (codes x BLOCK) counters stay in cache
 MAX_SET = 255  # the largest set read this way: every counter and sum fits in a byte
@@ -227,45 +228,6 @@ def hashes_pay(active: int, queries: int) -> bool:
     return ROW_NS * active > HASH_NS * queries
 
 
-@njit(cache=True, nogil=True)
-def _first_of_each(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
-                   active: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Which queries of `active` (in order) have a row at `hyps` that no earlier one has:
-    each goes into an open-addressed table by its hash, and one that meets an equal
-    hash there is compared in full with that query, code by code and game end by game
-    end, read from the set's columns (just hashed, so still in cache)."""
-    na, n = active.shape[0], hyps.shape[0]
-    size = 1
-    while size < 2 * na:
-        size *= 2
-    slots = np.full(size, -1, dtype=np.int64)  # a kept query's position in `active`
-    keep = np.zeros(na, dtype=np.bool_)
-    for a in range(na):
-        qa = active[a]
-        key = keys[qa]
-        i = np.int64((np.uint64(key) * np.uint64(2654435761) >> np.uint64(16))
-                     & np.uint64(size - 1))
-        while True:
-            b = slots[i]
-            if b < 0:
-                slots[i] = a
-                keep[a] = True
-                break
-            qb = active[b]
-            if keys[qb] == key:
-                same = True
-                for j in range(n):
-                    column = columns[hyps[j]]
-                    c = column[qa]
-                    if c != column[qb] or stops[qa, c] != stops[qb, c]:
-                        same = False
-                        break
-                if same:
-                    break
-            i = (i + 1) & (size - 1)
-    return keep
-
-
 def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                         active: np.ndarray, pieces: int | None = None) -> np.ndarray:
     """outcome_kernels.distinct_rows with the rows hashed by column, every query's (then
@@ -279,7 +241,9 @@ def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray
         _hashes_split(columns, hyps, keys, pieces)
     else:
         _hashes(columns, hyps, keys, 0, nq)
-    return active[_first_of_each(columns, hyps, stops, active, keys)]
+    # the table by query is the transpose (a view): each row compared as distinct_rows
+    # does, code by code, read from the set's columns (just hashed, so still in cache)
+    return _distinct_by_keys(columns.T, hyps, stops, active, keys[active])
 
 
 class Columns:

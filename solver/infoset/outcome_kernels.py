@@ -243,18 +243,21 @@ def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
 @njit(cache=True, nogil=True)
 def _distinct_by_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                       active: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """distinct_rows, given each query's row hash: the queries in order, each into an
-    open-addressed table by its hash (no sort), and one that meets an equal hash there
-    compared in full with that query (column_kernels._first_of_each reads columns)."""
+    """distinct_rows, given each query's row hash (`keys`, by position in `active`; 32
+    or 64 bits): the queries in order, each into an open-addressed table by its hash
+    (no sort), and one that meets an equal hash there compared in full with that
+    query, code by code and game end by game end."""
     na, n = active.shape[0], hyps.shape[0]
-    size = 1
-    while size < 2 * na:
-        size *= 2
+    bits = 1
+    while (1 << bits) < 2 * na:
+        bits += 1
+    size = 1 << bits
     slots = np.full(size, -1, dtype=np.int64)  # a kept query's position in `active`
     keep = np.zeros(na, dtype=np.bool_)
     for a in range(na):
         qa, key = active[a], keys[a]
-        i = np.int64((key >> np.uint64(32)) & np.uint64(size - 1))
+        # the slot: the top bits of the key times 2^64 / golden ratio (any key width)
+        i = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
         while True:
             b = slots[i]
             if b < 0:

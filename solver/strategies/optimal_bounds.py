@@ -6,7 +6,6 @@ from __future__ import annotations
 NO_TREE = 1 << 60  # the bound a failed search reports when no tree exists at all
 
 
-
 def fill(n: int, branches: int) -> tuple[int, int]:
     """Least total and depth of n secrets in a tree where each query ends at most one and
     has at most `branches` parts that go on: b^(d-1) secrets fit at depth d."""
