@@ -147,20 +147,18 @@ def test_the_least_worst_case_made_on_demand_is_the_dense_one():
 STOP_ON_ARG = """
 game: Guess within reach
 params: {n: 9}
-domains:
-  Number: {range: "1..n"}
+domains: {Number: {range: "1..n"}}
 secret: {number: Number}
 queries:
-  guess:
-    args: {x: Number}
-    feedback: 'if number == x then "hit" else if number < x then "lower" else "higher"'
+  guess: {args: {x: Number}, feedback: 'if number == x then "hit" else if number < x then
+    "lower" else "higher"'}
 goal: {identify: [number], stop_when: 'feedback == "hit" or (feedback == "higher" and x == n - 1)'}
 """
 
 
 # the feedback alone, and guesses 0 and n + 1 never give the code that ends the game
 STOP_ON_FEEDBACK = STOP_ON_ARG.replace(' or (feedback == "higher" and x == n - 1)', "").replace(
-    'Number: {range: "1..n"}', 'Number: {range: "1..n"}\n  Guess: {range: "0..n+1"}').replace(
+    'Number: {range: "1..n"}', 'Number: {range: "1..n"}, Guess: {range: "0..n+1"}').replace(
     "args: {x: Number}", "args: {x: Guess}")
 
 
