@@ -53,7 +53,7 @@ def closure(hyps: list[np.ndarray], queries: list[np.ndarray],
     element listed is still a symmetry, so the searches stay exact (as with the LIMIT
     cut)."""
     nh = len(hyps[0])
-    # the queries are the hypotheses, in the same order (Mastermind's codes): their
+    # the queries are the hypotheses, in the same order (a guess is a code): their
     # images are the same, listed once (MM(4,6): 45 MB of int16 instead of 90)
     same = all(np.array_equal(h, q) for h, q in zip(hyps, queries, strict=True))
     probe = np.unique(np.linspace(0, nh - 1, min(nh, PROBE)).astype(np.int64))
