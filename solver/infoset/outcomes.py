@@ -10,6 +10,7 @@ import numpy as np
 
 from sleuth.compiler.api import BudgetError, option
 from sleuth.solver.infoset.codes import compact
+from sleuth.solver.infoset.outcome_rows import _stop_table
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
 if TYPE_CHECKING:
@@ -55,8 +56,8 @@ class OutcomeTable:
 
     def _stops(self, candidates: Candidates) -> None:
         """Whether each query's feedback ends the game, at the codes it gives (False at
-        the others): read once per code for an action whose `stop_when` reads the
-        feedback alone, else per query."""
+        the others): outcome_rows' stop table per block (once per code for an action
+        whose `stop_when` reads the feedback alone), kept where the query gives it."""
         nq = len(self.queries)
         given = np.zeros((nq, self.ncodes), dtype=bool)
         for lo in range(0, nq, 256):  # (a block of rows at a time: bounded memory)
@@ -64,17 +65,10 @@ class OutcomeTable:
             given[rows[:, None], self.codes[rows]] = True
         start = 0
         for block in candidates.blocks:
-            rows = np.arange(start, start + len(block.ranks))
-            start += len(rows)
-            if len(rows) and not candidates.stops.reads_args(block.action.name):
-                per_code = np.zeros(self.ncodes, dtype=bool)
-                for c in np.flatnonzero(given[rows].any(axis=0)).tolist():
-                    per_code[c] = candidates.stops(self.queries[rows[0]], int(self.book[c]))
-                self.stops[rows] = given[rows] & per_code
-                continue
-            for i in rows.tolist():
-                for c in np.flatnonzero(given[i]).tolist():
-                    self.stops[i, c] = candidates.stops(self.queries[i], int(self.book[c]))
+            rows = slice(start, start + len(block.ranks))
+            start += len(block.ranks)
+            self.stops[rows] = given[rows] & _stop_table(candidates, self.queries[rows],
+                                                         self.book)
 
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """Part sizes (queries x codes) of the hypotheses `hyps` under the queries (None:
