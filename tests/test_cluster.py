@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -206,6 +210,64 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
     assert tree == serial.solve(root, depth, NO_TREE - 1)
     assert_every_set_is_serial(serial, root, depth, plan)
     assert pool.sent > 20
+
+
+@pytest.mark.parametrize("task", ["solve_part", "walk_part"])
+def test_a_worker_with_several_threads_runs_its_tasks_one_at_a_time(monkeypatch, task):
+    """What a worker process builds (a game, a strategy, a search and its table) is
+    used by one task at a time: two tasks run in two threads of one worker (`dask
+    worker` gives a worker one thread per core unless told otherwise) wait for each
+    other. The search's kernel writes its table without the GIL, and two tasks at once
+    gave the split a query the serial search does not choose."""
+    from sleuth.solver.evaluation import evaluate
+    from sleuth.solver.evaluation.cluster import Recipe
+    from sleuth.solver.strategies import optimal_split
+
+    inside, most, count = 0, 0, threading.Lock()
+
+    def busy(result):  # a task's use of what the worker built, 50 ms long
+        nonlocal inside, most
+        with count:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.05)
+        with count:
+            inside -= 1
+        return result
+
+    class Belief:  # the walk's own objects, around the strategy it uses
+        index = np.arange(3)
+
+        def __init__(self, *args):
+            pass
+
+        @classmethod
+        def prior(cls, game):
+            return cls()
+
+        def restrict(self, keep, what):
+            return SimpleNamespace(index=self.index, logw=np.zeros(3))
+
+    class Walker:
+        def __init__(self, game, strategy, *args):
+            self.strategy, self.lengths, self.nodes, self.record = strategy, {0: 1}, {}, False
+
+        def walk(self, belief, rows, depth):
+            self.strategy.search.solve(None, None, 0)
+
+    search = SimpleNamespace(nodes=0, solve=lambda hyps, depth, limit: busy(limit + 1))
+    monkeypatch.setattr(Recipe, "build", lambda self: (None, SimpleNamespace(search=search)))
+    monkeypatch.setattr(evaluate, "Belief", Belief)
+    monkeypatch.setattr(evaluate, "Stopper", lambda game: None)
+    monkeypatch.setattr(evaluate, "_Walker", Walker)
+    recipe = Recipe("any.yaml", strategy="optimal")
+    run = {"solve_part": lambda: optimal_split.solve_part(recipe, np.arange(3), None, 5),
+           "walk_part": lambda: evaluate.walk_part(recipe, np.arange(3), np.arange(1), 0,
+                                                   False)}[task]
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(lambda _: run(), range(4)))
+    assert most == 1
+    assert got == [(6, None, 0) if task == "solve_part" else ([1], None)] * 4
 
 
 def test_a_worker_undoes_the_nannys_heap_setting(monkeypatch):

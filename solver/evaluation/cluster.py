@@ -7,6 +7,11 @@ worker process builds the game and the strategy once, then keeps them for every 
 it is given: an exact search's table of solved information sets is shared by the
 tasks one worker runs. Results come back in task order, so every caller gets the
 same answer as a serial run.
+
+What a worker builds is used by one task at a time (`Recipe.built`): a worker started
+with several threads (`dask worker` gives one per core unless told `--nthreads 1`)
+runs its tasks in turn, since the searches' tables and scratch arrays are written
+by compiled code that runs without the GIL.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +42,18 @@ class Recipe:
     guesses: str = "any"
     seed: int = 0
 
+    @contextmanager
+    def built(self) -> Iterator[tuple[Game, Any]]:
+        """The game and the strategy (`build`), for one task at a time in this process:
+        a task of another thread waits until this one leaves the block. Two tasks using
+        one search at once corrupted its table: its compiled kernel writes the table
+        and a scratch array of marks without holding the GIL."""
+        with _IN_USE:
+            yield self.build()
+
     def build(self) -> tuple[Game, Any]:
-        """The game and the strategy, made once per process (one recipe at a time)."""
+        """The game and the strategy, made once per process (one recipe at a time); a
+        task uses them through `built`."""
         if self not in _BUILT:
             from sleuth.solver.infoset.queries import Candidates
             from sleuth.solver.strategies import make_strategy
@@ -53,6 +70,7 @@ class Recipe:
 
 
 _BUILT: dict[Recipe, tuple[Game, Any]] = {}
+_IN_USE = threading.RLock()  # held by the task using what this process built
 # glibc's limits once its dynamic thresholds have grown (32 MiB: its largest mmap one)
 _MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 64 << 20
 

@@ -323,14 +323,14 @@ def walk_part(recipe: Recipe, index: np.ndarray, ranks: np.ndarray, depth: int,
     """A worker's task: walk the subtree at the prior's hypotheses `index` (reached
     after `depth` queries, the `history` asked on the way) for the secrets `ranks`;
     their lengths, and the subtree."""
-    game, strategy = recipe.build()
-    prior = Belief.prior(game)
-    part = prior.restrict(np.isin(prior.index, index), "a deferred part of the tree")
-    belief = Belief(game, part.index, part.logw, history)
-    walker = _Walker(game, strategy, Stopper(game), None, ranks)
-    walker.record = record
-    walker.walk(belief, np.arange(len(ranks), dtype=np.int64), depth)
-    return [walker.lengths[t] for t in range(len(ranks))], walker.nodes.get(depth)
+    with recipe.built() as (game, strategy):
+        prior = Belief.prior(game)
+        part = prior.restrict(np.isin(prior.index, index), "a deferred part of the tree")
+        belief = Belief(game, part.index, part.logw, history)
+        walker = _Walker(game, strategy, Stopper(game), None, ranks)
+        walker.record = record
+        walker.walk(belief, np.arange(len(ranks), dtype=np.int64), depth)
+        return [walker.lengths[t] for t in range(len(ranks))], walker.nodes.get(depth)
 
 
 __all__ = ["Evaluation", "Stopper", "evaluate_strategy", "has_stop"]

@@ -42,11 +42,12 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
     """A worker's task: the part's (total, worst, query) and solved tree, if its total is
     at most `limit`; else a lower bound above it, and no tree; and the information sets
     this task searched."""
-    search: OptimalSearch = recipe.build()[1].search
-    before = search.nodes
-    got = search.solve(hyps, depth, limit)
-    plan = search.plan(hyps, depth) if isinstance(got, tuple) else None
-    return got, plan, search.nodes - before
+    with recipe.built() as (_, strategy):
+        search: OptimalSearch = strategy.search
+        before = search.nodes
+        got = search.solve(hyps, depth, limit)
+        plan = search.plan(hyps, depth) if isinstance(got, tuple) else None
+        return got, plan, search.nodes - before
 
 
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
