@@ -155,7 +155,7 @@ def _parts(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             else:
                 low, deep = _floor(codes, stops, lb_total, lb_worst, consistent, part,
                                    cand, counts, seen, by_column)
-                keep(keys, rows, arena, state, part, FLOOR, h, slot, low, deep, -1)
+                keep(keys, rows, arena, state, part, FLOOR, h, low, deep, -1)
             slot = find(keys, rows, arena, part, child, set_hash(part, child))
             if slot >= 0:
                 low = max(low, rows[slot, 3])
@@ -332,18 +332,15 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
                 t += got
                 w = max(w, 1 + deep)
             if phase == 0 and t == want_t and w == want_w:
-                # (the slot found on entry may hold a set kept below since: find again)
-                slot = find(keys, rows, arena, hyps, depth, h)
-                keep(keys, rows, arena, state, hyps, depth, h, slot, t, w, q)
+                keep(keys, rows, arena, state, hyps, depth, h, t, w, q)
                 return t, w, q
             if phase == 1 and t >= 0 and (best_q < 0 or
                                           (t, w, krank[i]) < (best_t, best_w, best_k)):
                 best_t, best_w, best_k, best_q = t, w, krank[i], q
-    slot = find(keys, rows, arena, hyps, depth, h)  # (as above)
     if best_q < 0:
-        keep(keys, rows, arena, state, hyps, depth, h, slot, max(bound + 1, known), 0, -1)
+        keep(keys, rows, arena, state, hyps, depth, h, max(bound + 1, known), 0, -1)
         return max(bound + 1, known), 0, -1
-    keep(keys, rows, arena, state, hyps, depth, h, slot, best_t, best_w, best_q)
+    keep(keys, rows, arena, state, hyps, depth, h, best_t, best_w, best_q)
     return best_t, best_w, best_q
 
 

@@ -50,12 +50,14 @@ def find(keys: np.ndarray, rows: np.ndarray, arena: np.ndarray, hyps: np.ndarray
 
 @njit(cache=True, nogil=True)
 def keep(keys: np.ndarray, rows: np.ndarray, arena: np.ndarray, state: np.ndarray,
-         hyps: np.ndarray, depth: int, h: np.uint64, slot: int, value: int, worst: int,
-          q: int) -> None:
-    """Write a set's value at its slot (`find`'s answer); a new set only while the table
-    is under 3/4 full and the arena has room. Else nothing is written and state[3] is
-    set: the search gives up, and the caller grows both and asks again (what
-    was kept stays)."""
+         hyps: np.ndarray, depth: int, h: np.uint64, value: int, worst: int,
+         q: int) -> None:
+    """Write a set's value (its hash `h`: set_hash) at its slot, found now: a slot found
+    before the set was solved may since have been taken by a set kept below it. A new
+    set only while the table is under 3/4 full and the arena has room. Else nothing is
+    written and state[3] is set: the search gives up, and the caller grows both and
+    asks again (what was kept stays)."""
+    slot = find(keys, rows, arena, hyps, depth, h)
     if slot < 0:
         n = hyps.shape[0]
         if 4 * (state[2] + 1) > 3 * keys.shape[0] or state[1] + n > arena.shape[0]:
