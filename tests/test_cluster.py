@@ -143,9 +143,18 @@ class _Arrivals:
 
     def __init__(self, pick, size=2):
         self.pick, self.size, self.sent = pick, size, 0
+        self.ahead_sent, self.adopted, self.dropped = [], [], []
 
     def submit(self, fn, items):
         return [fn(*item) for item in items]
+
+    def ahead(self, fn, *args):
+        token = object()
+        self.ahead_sent.append((token, fn, args))
+        return token
+
+    def cancel(self, tokens):
+        self.dropped += tokens
 
     def results(self, done):
         return done
@@ -166,6 +175,10 @@ class _Flow:
         self.out.append((token, fn, args))
         self.pool.sent += 1
         return token
+
+    def adopt(self, token):
+        self.out += [task for task in self.pool.ahead_sent if task[0] is token]
+        self.pool.adopted.append(token)
 
     def cancel(self, tokens):
         self.out = [task for task in self.out if task[0] not in tokens]
@@ -210,6 +223,36 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
     assert tree == serial.solve(root, depth, NO_TREE - 1)
     assert_every_set_is_serial(serial, root, depth, plan)
     assert pool.sent > 20
+    # the second query's largest part went ahead, once, and its result was used (on
+    # Bulls and Cows with 3 digits the bound leaves it no room; under a depth budget,
+    # none goes)
+    sent_ahead = int(depth is None and game == "mastermind")
+    assert len(pool.ahead_sent) == len(pool.adopted) == sent_ahead and not pool.dropped
+
+
+@pytest.mark.parametrize("game, overrides", [
+    ("mastermind", {"pegs": 3, "colours": 3}), ("mastermind", {"pegs": 4, "colours": 4}),
+    ("mastermind", {"pegs": 3, "colours": 5}), ("bulls-and-cows", {"digits": 3}),
+    ("black-peg-mastermind", {"pegs": 3, "colours": 3}), ("counterfeit-coin", {})])
+def test_the_bound_a_part_goes_ahead_with_is_the_top_1_search_total(game, overrides):
+    """`upper_bound` walks the tree that asks the search's first query everywhere: the
+    tree a `--top 1` search builds, so the two totals agree, and neither is below the
+    optimum."""
+    from sleuth.compiler import load_game
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.strategies.optimal_split import upper_bound
+    from tests.conftest import ROOT
+
+    def search(top):
+        return OptimalSearch(Candidates(load_game(str(ROOT / f"specs/{game}.yaml"),
+                                                  overrides), "any"), top)
+
+    best = search(0)
+    root = np.arange(best.game.hypotheses.size, dtype=np.int64)
+    bound = upper_bound(best, root)
+    assert bound == search(1).solve(root, None, NO_TREE - 1)[0]
+    assert bound >= best.solve(root, None, NO_TREE - 1)[0]
 
 
 @pytest.mark.parametrize("task", ["solve_part", "walk_part"])

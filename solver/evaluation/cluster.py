@@ -133,6 +133,16 @@ class Workers:
         `results` (the caller may send more work meanwhile)."""
         return [self.client.submit(fn, *item, pure=False) for item in items]
 
+    def ahead(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) on a worker, run before every task sent without it that has not
+        started; its future (for `Flow.adopt`, or `cancel`)."""
+        return self.client.submit(fn, *args, pure=False, priority=1)
+
+    def cancel(self, futures: list[Any]) -> None:
+        """These tasks are not wanted: those not yet running never run."""
+        if futures:
+            self.client.cancel(futures)
+
     def results(self, futures: list[Any],
                 done: Callable[[int, Any], None] | None = None) -> list[Any]:
         """The results of `submit`'s futures, in its order; `done(i, result)` hears each
@@ -187,6 +197,11 @@ class Flow:
         self.out.add(future)
         self.arrived.add(future)
         return future
+
+    def adopt(self, future: Any) -> None:
+        """A task sent before this flow (`Workers.ahead`), heard here as if sent by it."""
+        self.out.add(future)
+        self.arrived.add(future)
 
     def cancel(self, futures: list[Any]) -> None:
         """Stop waiting for these futures; those not yet running never run."""
