@@ -114,8 +114,8 @@ def upper_bound(search: OptimalSearch, hyps: np.ndarray) -> int | None:
     """The total of the tree that asks, at every set below `hyps`, the first query the
     search tries there (with no depth budget): a tree the search may build, so no less
     than its least total (under `--top` as well: that query is among the first K). None
-    where some set has no useful query. MM(4,8): 20,782 against the optimum 20,471, in 2 s;
-    Bulls and Cows: 26,627 against 26,274."""
+    where some set has no useful query. MM(4,8): 20,782 against the optimum 20,471, in 2 s
+    (docs/results.md gives another game's)."""
     total, stack = 0, [hyps]
     while stack:
         here = stack.pop()
