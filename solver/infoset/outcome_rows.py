@@ -42,7 +42,7 @@ class OutcomeRows:
         self.book = cache.book  # a code label -> the feedback's real code
         self.ncodes = len(self.book)
         self.dtype = cache.dtype
-        self.stops = _stop_table(candidates, self.queries, self.book)
+        self.stops = stop_table(candidates, self.queries, self.book)
         # the proved symmetries: the transpositions the row cache was made from (kept by
         # the game), or the group listed when it is small enough
         group = candidates._orbits(block, game)
@@ -144,7 +144,7 @@ class OutcomeRows:
         return active[kept]
 
 
-def _stop_table(candidates: Candidates, queries: list[Query], book: np.ndarray) -> np.ndarray:
+def stop_table(candidates: Candidates, queries: list[Query], book: np.ndarray) -> np.ndarray:
     """(queries x code labels): whether the feedback ends the game for that query."""
     stops = np.zeros((len(queries), len(book)), dtype=bool)
     if not has_stop(candidates.game) or not queries:
@@ -158,4 +158,4 @@ def _stop_table(candidates: Candidates, queries: list[Query], book: np.ndarray) 
     return stops
 
 
-__all__ = ["OutcomeRows"]
+__all__ = ["OutcomeRows", "stop_table"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from sleuth.compiler.api import BudgetError, option
 from sleuth.solver.infoset.codes import compact
-from sleuth.solver.infoset.outcome_rows import _stop_table
+from sleuth.solver.infoset.outcome_rows import stop_table
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class OutcomeTable:
 
     def _stops(self, candidates: Candidates) -> None:
         """Whether each query's feedback ends the game, at the codes it gives (False at
-        the others): outcome_rows' stop table per block (once per code for an action
+        the others): outcome_rows.stop_table per block (once per code for an action
         whose `stop_when` reads the feedback alone), kept where the query gives it."""
         nq = len(self.queries)
         given = np.zeros((nq, self.ncodes), dtype=bool)
@@ -67,7 +67,7 @@ class OutcomeTable:
         for block in candidates.blocks:
             rows = slice(start, start + len(block.ranks))
             start += len(block.ranks)
-            self.stops[rows] = given[rows] & _stop_table(candidates, self.queries[rows],
+            self.stops[rows] = given[rows] & stop_table(candidates, self.queries[rows],
                                                          self.book)
 
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
