@@ -1,12 +1,12 @@
-"""The symmetry group listed element by element: every composition of its generators,
-breadth first, up to LIMIT elements (symmetry.py's `Symmetry`)."""
+"""A group listed element by element: every composition of its generators, breadth
+first, up to LIMIT elements (the stabilisers that stabilisers.py lists)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-LIMIT = 50_000  # elements listed at most; a larger group is kept as transpositions
+LIMIT = 50_000  # elements listed at most (symmetry.py: more are kept as transpositions)
 
 
 @njit(cache=True, nogil=True)
@@ -43,8 +43,8 @@ PROBE = 64  # hypotheses whose images name an element, before the full check
 
 
 def closure(hyps: list[np.ndarray], queries: list[np.ndarray],
-             order: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every composition of the generators (breadth first, at most LIMIT elements), for
+            order: int, limit: int = LIMIT) -> tuple[np.ndarray, np.ndarray]:
+    """Every composition of the generators (breadth first, at most `limit` elements), for
     a group of `order` elements. An element is known by a 64-bit hash of its images of
     PROBE hypotheses spread over the list, and only new ones are composed in full; when
     that finds fewer than `order` elements (two agreed on the probe, or the action is
@@ -57,15 +57,15 @@ def closure(hyps: list[np.ndarray], queries: list[np.ndarray],
     # images are the same, listed once (MM(4,6): 45 MB of int16 instead of 90)
     same = all(np.array_equal(h, q) for h, q in zip(hyps, queries, strict=True))
     probe = np.unique(np.linspace(0, nh - 1, min(nh, PROBE)).astype(np.int64))
-    got = _closure_by(hyps, None if same else queries, probe, order)
-    if len(got[0]) < min(order, LIMIT) and len(probe) < nh:
+    got = _closure_by(hyps, None if same else queries, probe, order, limit)
+    if len(got[0]) < min(order, limit) and len(probe) < nh:
         got = _closure_by(hyps, None if same else queries, np.arange(nh, dtype=np.int64),
-                          order)
+                          order, limit)
     return got
 
 
 def _closure_by(hyps: list[np.ndarray], queries: list[np.ndarray] | None, probe: np.ndarray,
-                order: int) -> tuple[np.ndarray, np.ndarray]:
+                order: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
     """`closure`, with elements known by their images of the hypotheses `probe`. The
     elements are written in place, in the narrowest integer type that holds them
     (MM(4,6): 17,280 x 1,296 images, 45 MB in int16). `queries` None: the queries'
@@ -76,17 +76,17 @@ def _closure_by(hyps: list[np.ndarray], queries: list[np.ndarray] | None, probe:
     dtype = np.int16 if max(nh, gq.shape[1]) <= np.iinfo(np.int16).max else np.int32
     gh, gq = gh.astype(dtype), gq.astype(dtype)
     weights = np.random.default_rng(0).integers(1, 1 << 63, size=len(probe), dtype=np.uint64)
-    room = max(1, min(order, LIMIT))
+    room = max(1, min(order, limit))
     out_h = np.empty((room, nh), dtype=dtype)
     out_q = out_h if queries is None else np.empty((room, gq.shape[1]), dtype=dtype)
     out_h[0], out_q[0] = np.arange(nh), np.arange(gq.shape[1])
     seen = _composed_keys(out_h[:1], out_h[:1], probe, weights)
     lo, hi = 0, 1  # the frontier: elements lo..hi-1
-    while hi > lo and hi < LIMIT:
+    while hi > lo and hi < limit:
         keys = _composed_keys(gh, out_h[lo:hi], probe, weights)
         _, first = np.unique(keys, return_index=True)
         first = np.sort(first)  # each new key's first composition, in (f, g) order
-        first = first[~np.isin(keys[first], seen)][:LIMIT - hi]
+        first = first[~np.isin(keys[first], seen)][:limit - hi]
         if hi + len(first) > len(out_h):  # more than `order` (not a faithful action)
             grow = hi + len(first)
             out_h = np.concatenate([out_h, np.empty((grow - len(out_h), nh), dtype)])

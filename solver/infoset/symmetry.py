@@ -19,9 +19,10 @@ So a spec whose feedback treats one value or one position differently gets no
 symmetry from it. Kept adjacent transpositions join values (positions) into blocks;
 every permutation within the blocks is a symmetry. Two forms serve two uses:
 
-    Symmetry        the group listed element by element (breadth-first closure, up to
-                    LIMIT elements; beyond that the elements found so far, every one a
-                    symmetry): full stabilisers, for the exact searches
+    Symmetry        the elements the exact searches meet, listed (stabilisers.py): the
+                    generators and the stabiliser of each query first in its orbit, up
+                    to LIMIT elements in all, with which queries are first in their
+                    orbit: the root's orbits, and every stabiliser a part inherits
     Transpositions  every transposition within a block, never composed (groups of
                     millions): at an information set, those that map it onto itself
                     generate part of its stabiliser; heuristics score one query per
@@ -52,7 +53,8 @@ from sleuth.compiler.api import (
     positions_interchangeable,
     values_interchangeable,
 )
-from sleuth.solver.infoset.closure import LIMIT, closure
+from sleuth.solver.infoset.closure import LIMIT
+from sleuth.solver.infoset.stabilisers import root_listing
 
 KEPT_ORBITS = 64 << 20  # bytes of query orbits kept per set of transpositions
 ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
@@ -87,22 +89,31 @@ class _Permutations:
 
 
 class Symmetry(_Permutations):
-    """A group listed element by element."""
+    """The symmetries an exact search uses, listed element by element (stabilisers.py):
+    the generators and the stabiliser of each query first in its orbit, with which
+    queries those are. Only a set that the whole group maps onto itself has every
+    listed element in its stabiliser (they generate the group): there `representatives`
+    is the whole group's; elsewhere it is the orbits of the listed elements that map
+    the set onto itself, a subset of its stabiliser."""
 
-    def __init__(self, hyps: np.ndarray, queries: np.ndarray, generators: list[str]):
+    def __init__(self, hyps: np.ndarray, queries: np.ndarray, generators: list[str],
+                 order: int, whole: np.ndarray):
         super().__init__(hyps, queries)
         self.generators = generators  # what each kept generator permutes, for reports
+        self.order = order  # the order of the group
+        self.whole = whole  # which queries are the first of their orbit (read-only)
 
     @property
     def size(self) -> int:
-        return len(self.hyps)
+        return self.order
 
     def representatives(self, stab: np.ndarray) -> np.ndarray:
         """Which queries are the first of their orbit under the symmetries `stab`."""
         if len(stab) <= 1:
             return np.ones(self.queries.shape[1], dtype=bool)
-        images = self.queries if len(stab) == len(self.queries) else self.queries[stab]
-        return images.min(axis=0) == np.arange(self.queries.shape[1])  # (whole: no copy)
+        if len(stab) == len(self.queries):
+            return self.whole.copy()
+        return self.queries[stab].min(axis=0) == np.arange(self.queries.shape[1])
 
 
 def of_game(game: Game) -> tuple[Symmetry | Transpositions, Callable[[int], np.ndarray],
@@ -150,18 +161,19 @@ def detect(game: Game, codes: np.ndarray | None,
            query_ranks: np.ndarray) -> Symmetry | Transpositions | None:
     """The symmetries of a game whose secret is one sequence or scalar over a range or
     enum domain and whose queries (all of them, in `query_ranks` order) have that
-    domain: the group listed element by element when it has at most LIMIT elements,
-    else as transpositions; None when the structure is other or nothing survives.
-    `codes` (queries x hypotheses), when given, checks the generators the expressions
-    do not prove."""
+    domain: its root's orbits and its root queries' stabilisers listed element by
+    element when they have at most LIMIT elements in all, else as transpositions; None
+    when the structure is other or nothing survives. `codes` (queries x hypotheses),
+    when given, checks the generators the expressions do not prove."""
     found = _generators(game, codes, query_ranks)
     if not found:
         return None
     group = transpositions(game, query_ranks, found)
-    if group.size > LIMIT:
+    listed = root_listing([g.hyps for g in found], [g.queries for g in found], group.size,
+                          (group.hyps, group.queries), LIMIT)
+    if listed is None:
         return group
-    return Symmetry(*closure([g.hyps for g in found], [g.queries for g in found], group.size),
-                    [g.name for g in found])
+    return Symmetry(listed[0], listed[1], [g.name for g in found], group.size, listed[2])
 
 
 class Transpositions(_Permutations):

@@ -167,12 +167,17 @@ def _parts(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
-def _drop_images(group: np.ndarray, stab: np.ndarray, cand: np.ndarray,
+def _drop_images(group: np.ndarray, whole: np.ndarray, stab: np.ndarray, cand: np.ndarray,
                  tries: np.ndarray) -> None:
     """Unset `tries` for the queries of `cand` that are not the first (least) of their
-    orbit under the symmetries `stab`. Few symmetries: row by row (the group's rows
-    are long). Many: query by query, each left at the first symmetry that maps it
-    lower (at the root of MM(4,6), after a few of 17,280 for most)."""
+    orbit under the symmetries `stab`. Every listed one (the set is the whole group's):
+    as `whole` says. Few: row by row (the group's rows are long). Many: query by query,
+    each left at the first symmetry that maps it lower."""
+    if stab.shape[0] == group.shape[0]:
+        for a in range(cand.shape[0]):
+            if not whole[cand[a]]:
+                tries[a] = False
+        return
     if stab.shape[0] <= MANY:
         for g in stab:
             image = group[g]
@@ -191,10 +196,11 @@ def _drop_images(group: np.ndarray, stab: np.ndarray, cand: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
-def _firsts(group: np.ndarray, stab: np.ndarray, cand: np.ndarray) -> np.ndarray:
+def _firsts(group: np.ndarray, whole: np.ndarray, stab: np.ndarray,
+            cand: np.ndarray) -> np.ndarray:
     """The queries of `cand` that are the first of their orbit under `stab`."""
     first = np.ones(cand.shape[0], dtype=np.bool_)
-    _drop_images(group, stab, cand, first)
+    _drop_images(group, whole, stab, cand, first)
     return cand[first]
 
 
@@ -225,14 +231,16 @@ def _own(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray, lb_worst: n
 def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
            lb_worst: np.ndarray, query_of: np.ndarray, consistent: bool,
            hyps: np.ndarray, active: np.ndarray, marks: np.ndarray, group: np.ndarray,
-           stab: np.ndarray, depth: int, bound: int, keys: np.ndarray, rows: np.ndarray,
-           arena: np.ndarray, state: np.ndarray, by_column: tuple) -> tuple[int, int, int]:
+           whole: np.ndarray, stab: np.ndarray, depth: int, bound: int, keys: np.ndarray,
+           rows: np.ndarray, arena: np.ndarray, state: np.ndarray, by_column: tuple
+           ) -> tuple[int, int, int]:
     """(total, worst, query) of the best tree for `hyps` (ascending) within `depth`
     queries (-1: no limit) if its total is at most `bound`; else (a lower bound above
     `bound`, 0, -1). `active`: the queries that part `hyps` in every way any does;
     `marks`: all False (a scratch array, one per query, left as found). `group`: the
     game's symmetries on the queries (one row each; none: no rows), of which `stab` map
-    `hyps` onto itself: one query per orbit is tried, and a part inherits those that fix
+    `hyps` onto itself (`whole`: the queries first in their orbit when every row does):
+    one query per orbit is tried, and a part inherits those that fix
     the query (as the search's `stabiliser`, `representatives`, `fixing`). The table
     (`keys`, `rows`, `arena`: optimal_table.find) keeps every set's answer as the search's does;
     `state`: (nodes searched, arena used, sets kept, full). A search that finds the
@@ -289,7 +297,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
                             and (depth < 0 or lbw[a] <= depth))
                 sort_key[a] = (lbq[a] * wide + lbw[a]) * 2 * nq + krank[a]
             if stab.shape[0] > 1:  # one query per orbit: the first, as K ranks them
-                _drop_images(group, stab, cand, tries)
+                _drop_images(group, whole, stab, cand, tries)
             order = np.flatnonzero(tries)
             order = order[np.argsort(sort_key[order])]
             trials = cand[order]
@@ -306,7 +314,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             fixing, scanned = stab[:0], cand
             if stab.shape[0] > 1:  # the parts' floors: one query per orbit of `fixing`
                 fixing = stab[group[stab, q] == q]
-                scanned = _firsts(group, fixing, cand)
+                scanned = _firsts(group, whole, fixing, cand)
             ok, flat, starts, lows = _parts(codes, stops, lb_total, lb_worst, consistent,
                                             hyps, q, scanned, depth, limit, keys, rows,
                                             arena, state, by_column)
@@ -322,7 +330,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
                 within = limit - t - rest
                 got, deep, _ = _solve(codes, stops, lb_total, lb_worst, query_of,
                                       consistent, flat[starts[p]:starts[p + 1]], cand,
-                                      marks, group, fixing, depth - 1 if depth >= 0 else -1,
+                                      marks, group, whole, fixing, depth - 1 if depth >= 0 else -1,
                                       within, keys, rows, arena, state, by_column)
                 if state[3]:
                     return 0, 0, FULL
@@ -374,6 +382,7 @@ class CompiledSearch:
         self.symmetry: Any = None
         self._seen: Any = ()  # the search's symmetry when `group` and `limit` were set
         self.group = np.zeros((0, len(search.queries)), dtype=np.int64)
+        self.whole = np.ones(len(search.queries), dtype=np.bool_)
         self.limit = SMALL
         self._refresh()
         floors = search.column_floors  # the floor read by column, where the search has it
@@ -403,6 +412,8 @@ class CompiledSearch:
         self.symmetry = symmetry if listed else None
         self.group = (np.ascontiguousarray(symmetry.queries) if listed else
                       np.zeros((0, len(self.search.queries)), dtype=np.int64))
+        self.whole = (np.ascontiguousarray(symmetry.whole) if listed else
+                      np.ones(len(self.search.queries), dtype=np.bool_))
         self.limit = (self.search.game.hypotheses.size if symmetry is None or listed
                       else SMALL)
 
@@ -455,7 +466,7 @@ class CompiledSearch:
         while True:
             total, worst, q = _solve(self.codes, self.stops, self.lb_total, self.lb_worst,
                                      self.query_of, self.consistent, hyps, active,
-                                     self.marks, self.group, stab, depth,
+                                     self.marks, self.group, self.whole, stab, depth,
                                      bound, *self.solved.arrays(), self.by_column)
             if self.solved.full:  # (also when only this set's own answer was not kept)
                 self.solved.grow(len(hyps))
