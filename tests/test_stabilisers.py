@@ -70,7 +70,21 @@ def test_the_listing_is_the_generators_and_each_root_querys_stabiliser(name, par
     for r in np.flatnonzero(firsts).tolist():
         fixing = {e for e, (_, q) in zip(whole, elements, strict=True) if q[r] == r}
         assert {e for e, q in zip(listed, got_q, strict=True) if q[r] == r} == fixing
-    assert root_listing(*gens, order, known, limit=len(listed) - 2) is None
+    # less room: the smaller stabilisers in full, the largest cut; no room for the
+    # generators: none
+    sizes = sorted((sum(q[r] == r for _, q in elements), r)
+                   for r in np.flatnonzero(firsts).tolist())
+    room = len(listed) - 2
+    cut_h, cut_q, cut_firsts = root_listing(*gens, order, known, limit=room)
+    assert len(cut_h) <= room and np.array_equal(cut_firsts, firsts)
+    cut = [h.astype(np.int64).tobytes() + q.astype(np.int64).tobytes()
+           for h, q in zip(cut_h, cut_q, strict=True)]
+    assert set(cut) <= set(listed)
+    for h, q in zip(*gens, strict=True):
+        assert h.tobytes() + q.tobytes() in cut
+    for _, r in sizes[:-1]:
+        assert sum(q[r] == r for q in cut_q) == sum(q[r] == r for _, q in elements)
+    assert root_listing(*gens, order, known, limit=len(gens[0])) is None
 
 
 def test_the_search_over_the_listing_is_the_search_without_symmetry():

@@ -56,6 +56,7 @@ from sleuth.compiler.api import (
 from sleuth.solver.infoset.closure import LIMIT
 from sleuth.solver.infoset.stabilisers import root_listing
 
+LISTED_SHARE = 2  # the listed symmetries take at most 1/LISTED_SHARE of the memory budget
 KEPT_ORBITS = 64 << 20  # bytes of query orbits kept per set of transpositions
 ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
 
@@ -162,15 +163,17 @@ def detect(game: Game, codes: np.ndarray | None,
     """The symmetries of a game whose secret is one sequence or scalar over a range or
     enum domain and whose queries (all of them, in `query_ranks` order) have that
     domain: its root's orbits and its root queries' stabilisers listed element by
-    element when they have at most LIMIT elements in all, else as transpositions; None
-    when the structure is other or nothing survives. `codes` (queries x hypotheses),
+    element (at most LIMIT elements and 1/LISTED_SHARE of the memory budget: the
+    stabilisers too large for that listed in part), else as transpositions; None when
+    the structure is other or nothing survives. `codes` (queries x hypotheses),
     when given, checks the generators the expressions do not prove."""
     found = _generators(game, codes, query_ranks)
     if not found:
         return None
     group = transpositions(game, query_ranks, found)
     listed = root_listing([g.hyps for g in found], [g.queries for g in found], group.size,
-                          (group.hyps, group.queries), LIMIT)
+                          (group.hyps, group.queries), LIMIT,
+                          game.budget.memory_bytes // LISTED_SHARE)
     if listed is None:
         return group
     return Symmetry(listed[0], listed[1], [g.name for g in found], group.size, listed[2])
