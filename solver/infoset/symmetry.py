@@ -56,7 +56,7 @@ from sleuth.compiler.api import (
 from sleuth.solver.infoset.closure import LIMIT
 from sleuth.solver.infoset.stabilisers import root_listing
 
-LISTED_SHARE = 2  # the listed symmetries take at most 1/LISTED_SHARE of the memory budget
+LISTED_BYTES = 256 << 20  # the listed symmetries' size at most (MM(4,8): 32,768 elements)
 KEPT_ORBITS = 64 << 20  # bytes of query orbits kept per set of transpositions
 ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
 
@@ -163,17 +163,16 @@ def detect(game: Game, codes: np.ndarray | None,
     """The symmetries of a game whose secret is one sequence or scalar over a range or
     enum domain and whose queries (all of them, in `query_ranks` order) have that
     domain: its root's orbits and its root queries' stabilisers listed element by
-    element (at most LIMIT elements and 1/LISTED_SHARE of the memory budget: the
-    stabilisers too large for that listed in part), else as transpositions; None when
-    the structure is other or nothing survives. `codes` (queries x hypotheses),
+    element (at most LIMIT elements and LISTED_BYTES: the stabilisers too large for
+    that listed in part), else as transpositions; None when the structure is other or
+    nothing survives. `codes` (queries x hypotheses),
     when given, checks the generators the expressions do not prove."""
     found = _generators(game, codes, query_ranks)
     if not found:
         return None
     group = transpositions(game, query_ranks, found)
     listed = root_listing([g.hyps for g in found], [g.queries for g in found], group.size,
-                          (group.hyps, group.queries), LIMIT,
-                          game.budget.memory_bytes // LISTED_SHARE)
+                          (group.hyps, group.queries), LIMIT, LISTED_BYTES)
     if listed is None:
         return group
     return Symmetry(listed[0], listed[1], [g.name for g in found], group.size, listed[2])
