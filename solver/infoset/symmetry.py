@@ -283,6 +283,15 @@ def orbit_matrix(tree: Links, first: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _find(root: np.ndarray, a: int) -> int:
+    """The root of point a in a union-find (paths halved on the way)."""
+    while root[a] != a:
+        root[a] = root[root[a]]
+        a = root[a]
+    return a
+
+
 @njit(cache=True, nogil=True)
 def least_labels(maps: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Each point's least orbit-mate under the involutions `maps[rows]` (compiled: a
@@ -291,22 +300,30 @@ def least_labels(maps: np.ndarray, rows: np.ndarray) -> np.ndarray:
     root = np.arange(n)
     for k in rows:
         for i in range(n):
-            a, b = i, maps[k, i]
-            if b <= i:  # fixed, or the pair met at its least point (an involution)
+            if maps[k, i] <= i:  # fixed, or the pair met at its least point (an involution)
                 continue
-            while root[a] != a:
-                root[a] = root[root[a]]
-                a = root[a]
-            while root[b] != b:
-                root[b] = root[root[b]]
-                b = root[b]
-            if a < b:
-                root[b] = a
-            elif b < a:
-                root[a] = b
+            a, b = _find(root, i), _find(root, maps[k, i])
+            root[max(a, b)] = min(a, b)
     for i in range(n):  # ascending: a point's root is final before any later point's
         root[i] = root[root[i]]
     return root
+
+
+@njit(cache=True, nogil=True)
+def joining(rows: np.ndarray) -> np.ndarray:
+    """Which of the involutions `rows` join two orbits of the points not joined by the
+    earlier ones kept (stabilisers.py): the others, mapping every point into its orbit
+    under those, add nothing to the orbits and most often nothing to the group they
+    generate (what they do add, Schreier's lemma finds)."""
+    root = np.arange(rows.shape[1])
+    keep = np.zeros(rows.shape[0], dtype=np.bool_)
+    for k in range(rows.shape[0]):
+        for i in range(rows.shape[1]):
+            a, b = _find(root, i), _find(root, rows[k, i])
+            if a != b:
+                root[max(a, b)] = min(a, b)
+                keep[k] = True
+    return keep
 
 
 def transpositions(game: Game, query_ranks: np.ndarray,
