@@ -165,8 +165,8 @@ def detect(game: Game, codes: np.ndarray | None,
     domain: its root's orbits and its root queries' stabilisers listed element by
     element (at most LIMIT elements and LISTED_BYTES: the stabilisers too large for
     that listed in part), else as transpositions; None when the structure is other or
-    nothing survives. `codes` (queries x hypotheses),
-    when given, checks the generators the expressions do not prove."""
+    nothing survives. `codes` (queries x hypotheses), when given, checks the
+    generators the expressions do not prove."""
     found = _generators(game, codes, query_ranks)
     if not found:
         return None
