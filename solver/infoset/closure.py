@@ -42,8 +42,9 @@ def _compose(gens: np.ndarray, elements: np.ndarray, rows: np.ndarray,
 PROBE = 64  # hypotheses whose images name an element, before the full check
 
 
-def closure(hyps: list[np.ndarray], queries: list[np.ndarray],
-            order: int, limit: int = LIMIT) -> tuple[np.ndarray, np.ndarray]:
+def closure(hyps: list[np.ndarray], queries: list[np.ndarray], order: int,
+            limit: int = LIMIT, out: tuple[np.ndarray, np.ndarray] | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Every composition of the generators (breadth first, at most `limit` elements), for
     a group of `order` elements. An element is known by a 64-bit hash of its images of
     PROBE hypotheses spread over the list, and only new ones are composed in full; when
@@ -51,21 +52,23 @@ def closure(hyps: list[np.ndarray], queries: list[np.ndarray],
     not faithful), the closure is made again hashing every image. Two elements sharing
     that hash, a chance of about one in 2^64 a pair, would lose the second: every
     element listed is still a symmetry, so the searches stay exact (as with the LIMIT
-    cut)."""
+    cut). `out`: arrays of at least min(order, limit) rows to write the elements in (a
+    listing's, stabilisers.py: the pages of a fresh array cost more than writing them)."""
     nh = len(hyps[0])
     # the queries are the hypotheses, in the same order (a guess is a code): their
     # images are the same, listed once (MM(4,6): 45 MB of int16 instead of 90)
     same = all(np.array_equal(h, q) for h, q in zip(hyps, queries, strict=True))
     probe = np.unique(np.linspace(0, nh - 1, min(nh, PROBE)).astype(np.int64))
-    got = _closure_by(hyps, None if same else queries, probe, order, limit)
+    got = _closure_by(hyps, None if same else queries, probe, order, limit, out)
     if len(got[0]) < min(order, limit) and len(probe) < nh:
         got = _closure_by(hyps, None if same else queries, np.arange(nh, dtype=np.int64),
-                          order, limit)
+                          order, limit, out)
     return got
 
 
 def _closure_by(hyps: list[np.ndarray], queries: list[np.ndarray] | None, probe: np.ndarray,
-                order: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+                order: int, limit: int, out: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """`closure`, with elements known by their images of the hypotheses `probe`. The
     elements are written in place, in the narrowest integer type that holds them
     (MM(4,6): 17,280 x 1,296 images, 45 MB in int16). `queries` None: the queries'
@@ -77,8 +80,12 @@ def _closure_by(hyps: list[np.ndarray], queries: list[np.ndarray] | None, probe:
     gh, gq = gh.astype(dtype), gq.astype(dtype)
     weights = np.random.default_rng(0).integers(1, 1 << 63, size=len(probe), dtype=np.uint64)
     room = max(1, min(order, limit))
-    out_h = np.empty((room, nh), dtype=dtype)
-    out_q = out_h if queries is None else np.empty((room, gq.shape[1]), dtype=dtype)
+    if out is not None and len(out[0]) >= room and out[0].dtype == dtype:
+        out_h = out[0][:room]
+        out_q = out_h if queries is None else out[1][:room]
+    else:
+        out_h = np.empty((room, nh), dtype=dtype)
+        out_q = out_h if queries is None else np.empty((room, gq.shape[1]), dtype=dtype)
     out_h[0], out_q[0] = np.arange(nh), np.arange(gq.shape[1])
     seen = _composed_keys(out_h[:1], out_h[:1], probe, weights)
     lo, hi = 0, 1  # the frontier: elements lo..hi-1
