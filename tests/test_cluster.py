@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -120,6 +121,7 @@ def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_do
         return real(search, hyps, *rest)
 
     monkeypatch.setattr(optimal_split, "SPLIT", 4)
+    monkeypatch.setattr(optimal_split, "FAIR", 0.0)  # every part of 4 or more split again
     monkeypatch.setattr(optimal_split, "split_solve", counted)
     root = np.arange(256, dtype=np.int64)
     with Workers(scheduler=local_scheduler) as workers:
@@ -147,6 +149,10 @@ class _Arrivals:
 
     def submit(self, fn, items):
         return [fn(*item) for item in items]
+
+    def each(self, fn, *args):
+        self.warmed = [fn(*args) for _ in range(self.size)]
+        return self.warmed
 
     def ahead(self, fn, *args):
         token = object()
@@ -216,6 +222,7 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
             "random": lambda k: int(rng.integers(k))}[order]
     pool = _Arrivals(pick)
     monkeypatch.setattr(optimal_split, "SPLIT", 16)
+    monkeypatch.setattr(optimal_split, "FAIR", 0.0)
     search = OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
     root = np.arange(search.game.hypotheses.size, dtype=np.int64)
     tree, plan = optimal_split.split_solve(search, root, depth, pool, recipe)
@@ -253,6 +260,50 @@ def test_the_bound_a_part_goes_ahead_with_is_the_top_1_search_total(game, overri
     bound = upper_bound(best, root)
     assert bound == search(1).solve(root, None, NO_TREE - 1)[0]
     assert bound >= best.solve(root, None, NO_TREE - 1)[0]
+
+
+def test_tasks_start_in_the_order_they_are_sent(local_scheduler):
+    """The workers take the tasks in the order sent, each the next as it becomes free,
+    even while every worker is still busy with what `each` sent it (building its game):
+    the split sends a level's parts largest first so that the longest start first. Left
+    to Dask, the third and fourth of six started before the first two, and two tasks
+    sent at once could both go to one worker while the other stayed idle."""
+    from sleuth.solver.evaluation.cluster import Workers
+
+    def hold():
+        time.sleep(0.5)
+        return os.getpid()
+
+    def task(seconds):
+        start = time.time()
+        time.sleep(seconds)
+        return start, os.getpid()
+
+    with Workers(scheduler=local_scheduler) as workers:
+        held = workers.each(hold)
+        got = workers.results(workers.submit(task, [(s,) for s in
+                                                    (0.4, 0.4, 0.2, 0.2, 0.1, 0.1)]))
+        pids = [f.result() for f in held]
+    assert len(set(pids)) == workers.size == 2
+    started = [start for start, _ in got]
+    late = [(i, j) for i in range(6) for j in range(i + 1, 6)
+            if started[i] > started[j] + 0.05]
+    assert late == []
+    assert got[0][1] != got[1][1]  # the two longest, side by side
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 8])
+def test_a_part_is_split_again_only_when_it_is_more_than_the_workers_share(workers):
+    """A first query's part of at least SPLIT secrets is split again when its cost (its
+    size squared) is more than the level's total cost over the workers: on one worker
+    never, on many every large part."""
+    from sleuth.solver.strategies import optimal_split
+
+    sizes = [976, 936, 660, 500, 216, 204, 100, 36, 4]  # MM(4,8)'s first parts, in part
+    again = optimal_split._again(sizes, workers)
+    total = sum(n * n for n in sizes)
+    assert again == [n >= optimal_split.SPLIT and n * n * workers > total for n in sizes]
+    assert sum(again) == {1: 0, 2: 0, 3: 2, 8: 3}[workers]
 
 
 @pytest.mark.parametrize("task", ["solve_part", "walk_part"])
@@ -335,3 +386,70 @@ def test_a_worker_undoes_the_nannys_heap_setting(monkeypatch):
     expected = [(-3, 32 << 20), (-1, 64 << 20)] if cluster.sys.platform.startswith("linux") \
         else []
     assert calls == expected
+
+
+class _FakeClient:
+    """A Dask client stand-in for the dispatcher: it records what is sent where, and
+    the test ends each task by hand."""
+
+    def __init__(self):
+        self.sent, self.cancelled = [], []
+
+    def submit(self, fn, *args, pure, workers, allow_other_workers):
+        from concurrent.futures import Future
+
+        future = Future()
+        future.set_running_or_notify_cancel()
+        self.sent.append((args[0], workers[0], allow_other_workers, future))
+        return future
+
+    def cancel(self, futures):
+        self.cancelled += futures
+
+    def end(self, name, error=None):
+        future = next(f for n, _, _, f in self.sent if n == name)
+        if error is None:
+            future.set_result(name.upper())
+        else:
+            future.set_exception(error)
+
+
+def test_the_dispatcher_sends_one_task_per_free_worker_in_line_order():
+    """At most one task per worker is out, bound to that worker; each time one ends, the
+    next in line goes to the worker it ran on. A task cancelled while it waits is never
+    sent; one cancelled after it was sent is cancelled on the cluster and frees its
+    worker. Errors reach the task's future; closing ends every future."""
+    from concurrent.futures import CancelledError
+
+    from sleuth.solver.evaluation.dispatch import Dispatcher
+
+    client = _FakeClient()
+    line = Dispatcher(client, ["w0", "w1"])
+    handles = {n: line.put(str, n) for n in "abcdef"}
+
+    def where():
+        return [(n, w) for n, w, _, _ in client.sent]
+
+    assert where() == [("a", "w0"), ("b", "w1")]
+    assert not any(loose for _, _, loose, _ in client.sent)  # bound: no other worker
+    client.end("b")
+    assert handles["b"].result() == "B"
+    assert where()[-1] == ("c", "w1")
+    line.cancel([handles["d"]])  # waiting: never sent
+    client.end("a")
+    assert where()[-1] == ("e", "w0") and handles["d"].cancelled()
+    line.cancel([handles["e"]])  # sent: cancelled on the cluster, w0 takes the next
+    assert client.cancelled == [f for n, _, _, f in client.sent if n == "e"]
+    assert where()[-1] == ("f", "w0")
+    client.end("c", ValueError("no"))
+    with pytest.raises(ValueError):
+        handles["c"].result()
+    g = line.put(str, "g")
+    assert where()[-1] == ("g", "w1")
+    h = line.put(str, "h")
+    line.close()
+    assert h.cancelled()
+    for pending in (handles["f"], g):
+        with pytest.raises(CancelledError):
+            pending.result(timeout=1)
+    assert [n for n, _ in where()] == list("abcefg")

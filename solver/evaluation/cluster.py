@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import ctypes
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sleuth.compiler.api import Budget, Game, SleuthError, load_game, option, parse_overrides
+from sleuth.solver.evaluation.dispatch import Dispatcher
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,12 @@ class Recipe:
             _BUILT.clear()
             _BUILT[self] = (game, strategy)
         return _BUILT[self]
+
+
+def _build(recipe: Recipe) -> None:
+    """A worker's task: build the recipe (`Workers.prepare`)."""
+    with recipe.built():
+        pass
 
 
 _BUILT: dict[Recipe, tuple[Game, Any]] = {}
@@ -121,6 +130,9 @@ class Workers:
                                         env={"NUMBA_NUM_THREADS": "1"})
             self.client = Client(self.cluster)
         self.size = max(1, len(self.client.scheduler_info()["workers"]))
+        # the tasks wait here and go one per free worker, in the order sent (dispatch.py)
+        self.line = Dispatcher(self.client, list(self.client.scheduler_info()["workers"]))
+        self.preparing: list[Any] = []  # the futures of `prepare`
 
     def map(self, fn: Callable[..., Any], items: Iterable[tuple],
             done: Callable[[int, Any], None] | None = None) -> list[Any]:
@@ -128,31 +140,44 @@ class Workers:
         `done(i, result)` hears each as it arrives."""
         return self.results(self.submit(fn, items), done)
 
-    def submit(self, fn: Callable[..., Any], items: Iterable[tuple]) -> list[Any]:
-        """fn(*item) for every item, sent to the workers now: one future each, for
-        `results` (the caller may send more work meanwhile)."""
-        return [self.client.submit(fn, *item, pure=False) for item in items]
+    def submit(self, fn: Callable[..., Any], items: Iterable[tuple]) -> list[Future]:
+        """fn(*item) for every item, in line for the workers (a worker takes the next task
+        in the order sent as it becomes free): one future each, for `results` (the
+        caller may send more work meanwhile)."""
+        return [self.line.put(fn, *item) for item in items]
 
-    def ahead(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) on a worker, run before every task sent without it that has not
-        started; its future (for `Flow.adopt`, or `cancel`)."""
-        return self.client.submit(fn, *args, pure=False, priority=1)
+    def ahead(self, fn: Callable[..., Any], *args: Any) -> Future:
+        """fn(*args), in line now (after the tasks sent so far, before those sent later);
+        its future, for a flow made later to take (`Flow.adopt`), or `cancel`."""
+        return self.line.put(fn, *args)
 
-    def cancel(self, futures: list[Any]) -> None:
+    def prepare(self, recipe: Recipe) -> None:
+        """Every worker builds the recipe's game and strategy now, before its first task
+        (and while the caller builds its own): the futures are kept until `close`, as a
+        future dropped cancels its task. A build that fails is heard again by the task
+        that builds the same recipe."""
+        self.preparing += self.each(_build, recipe)
+
+    def each(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
+        """fn(*args) once on every worker, outside the line, before the tasks it is sent
+        later (a worker building what its tasks need, say); the Dask futures, not waited
+        for (keep them: a future dropped cancels its task)."""
+        return [self.client.submit(fn, *args, pure=False, workers=[address],
+                                   allow_other_workers=False)
+                for address in self.client.scheduler_info()["workers"]]
+
+    def cancel(self, futures: list[Future]) -> None:
         """These tasks are not wanted: those not yet running never run."""
-        if futures:
-            self.client.cancel(futures)
+        self.line.cancel(futures)
 
-    def results(self, futures: list[Any],
+    def results(self, futures: list[Future],
                 done: Callable[[int, Any], None] | None = None) -> list[Any]:
         """The results of `submit`'s futures, in its order; `done(i, result)` hears each
-        as it arrives."""
-        from dask.distributed import as_completed
-
-        where = {f.key: i for i, f in enumerate(futures)}
+        as it arrives. A task's error is raised here."""
+        where = {f: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(futures)
         for f in as_completed(futures):
-            i = where[f.key]
+            i = where[f]
             out[i] = f.result()
             if done is not None:
                 done(i, out[i])
@@ -160,10 +185,13 @@ class Workers:
 
     def flow(self, window: int | None = None) -> Flow:
         """A stream of tasks sent one at a time (`Flow`), at most `window` of them out at
-        once (default: two per worker, so that none waits on the driver)."""
-        return Flow(self.client, window or 2 * self.size)
+        once (default: two per worker, so that the next waits in line while the driver
+        works out the one after)."""
+        return Flow(self, window or 2 * self.size)
 
     def close(self) -> None:
+        self.line.close()
+        self.preparing.clear()
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
@@ -181,39 +209,36 @@ class Flow:
     are out at once: `room` says whether another may go. A task cancelled before it
     runs never runs; one cancelled while it runs finishes, unheard."""
 
-    def __init__(self, client: Any, window: int):
-        from dask.distributed import as_completed
-
-        self.client, self.window = client, window
-        self.out: set[Any] = set()
-        self.arrived = as_completed([])
+    def __init__(self, workers: Workers, window: int):
+        self.workers, self.window = workers, window
+        self.out: set[Future] = set()
+        self.arrived: queue.SimpleQueue[Future] = queue.SimpleQueue()
 
     def room(self) -> bool:
         return len(self.out) < self.window
 
-    def send(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def send(self, fn: Callable[..., Any], *args: Any) -> Future:
         """fn(*args) on a worker; its future (the key `arrivals` hears it by)."""
-        future = self.client.submit(fn, *args, pure=False)
-        self.out.add(future)
-        self.arrived.add(future)
+        future = self.workers.line.put(fn, *args)
+        self.adopt(future)
         return future
 
-    def adopt(self, future: Any) -> None:
+    def adopt(self, future: Future) -> None:
         """A task sent before this flow (`Workers.ahead`), heard here as if sent by it."""
         self.out.add(future)
-        self.arrived.add(future)
+        future.add_done_callback(self.arrived.put)
 
-    def cancel(self, futures: list[Any]) -> None:
+    def cancel(self, futures: list[Future]) -> None:
         """Stop waiting for these futures; those not yet running never run."""
         futures = [f for f in futures if f in self.out]
         self.out.difference_update(futures)
-        if futures:
-            self.client.cancel(futures)
+        self.workers.line.cancel(futures)
 
-    def arrivals(self) -> Iterator[tuple[Any, Any]]:
+    def arrivals(self) -> Iterator[tuple[Future, Any]]:
         """(future, result) of each task sent and not cancelled, as it arrives, until none
         is out (tasks sent meanwhile included). A task's error is raised here."""
-        for future in self.arrived:
+        while self.out:
+            future = self.arrived.get()
             if future in self.out:
                 self.out.discard(future)
                 yield future, future.result()

@@ -3,9 +3,10 @@ and below.
 
 At the root set S, the search takes the useful queries in its usual order. The
 first query's parts (most of the work: its tree is usually the best) are solved
-exactly, largest first: a part of fewer than SPLIT secrets as one task, a larger
-one split the same way at its own first level, so one large part does not leave the
-other workers idle. Their total is a bound B. Every other query that could beat or
+exactly, largest first, each as one task; a part of at least SPLIT secrets whose cost
+is more than the workers' even share of the level's (`_again`) is split the same way
+at its own first level instead, so that one large part does not leave the other
+workers idle. Their total is a bound B. Every other query that could beat or
 tie that tree is then tried as the serial search tries it, part by part: raised to
 its parts' floors on the driver (`OptimalSearch.raised`) and dropped when they pass
 the best total so far; then its parts are tasks, largest first, each limited by the
@@ -18,11 +19,16 @@ wins at every level, as in the serial search, whatever order the tasks end in. T
 winner's parts come back with their solved trees (`OptimalSearch.plan`), so a whole
 evaluation after the root is read from them, not searched again.
 
-Where the split starts, the second query's largest part goes at once, ahead of the
-first query's parts (`_ahead`), limited by a tree's total known before any search
-(`upper_bound`): the longest task of the other queries otherwise starts only once the
-first query's total is known, and ran alone at the end (MM(4,8) on 2 workers: 43.7 s
-of a 76 s split, the other worker idle for the last 16 s).
+Where the split starts, the second query's largest part goes early, before the first
+query's total is known (`_ahead`), limited by a tree's total known before any search
+(`upper_bound`): it is sent once every worker has one of the first query's largest
+parts, so the first worker to end one takes it. Sent after the total was known, it
+started late and ran alone at the end (MM(4,8) on 2 workers: 43.7 s of a 76 s split,
+the other worker idle for the last 16 s); sent after all the first query's parts, it
+started at 12.5 s of a 33 s split and ended it, the other worker idle for 2.5 s.
+
+The workers take the tasks in the order they are sent, each the next as it becomes
+free (evaluation/dispatch.py).
 """
 
 from __future__ import annotations
@@ -37,7 +43,17 @@ import numpy as np
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
-SPLIT = 256  # a first query's part of at least this many secrets is split again
+SPLIT = 256  # a first query's part of fewer secrets is never split again
+# A larger part is split again only when its cost is more than FAIR times the workers'
+# even share of its level's, the cost of a part of n secrets taken as n ** COST. A part
+# below that share keeps its whole search on one worker, with one table, and the parts
+# balance as they are (MM(4,8) on 2 workers: 51 s split again, 42 s whole). The search
+# time grows with n at a rate that differs from game to game: as n^2.2 over MM(4,8)'s
+# first parts (500 secrets 2.0 s, 976 secrets 8.6 s), as n^9 between Bulls and Cows'
+# two largest (1,260 secrets 25 s, 1,440 secrets 84 s). The cube tells both apart: the
+# 1,440 part is 54% of its level's cost (split again on 2 workers), MM(4,8)'s 976 part
+# 42% (whole).
+FAIR, COST = 1.0, 3
 # The driver splits a level's large parts in threads, each waiting on its own tasks, so
 # their rounds overlap; the search's own structures are used by one thread at a time.
 _DRIVER = threading.RLock()
@@ -54,6 +70,13 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
         got = search.solve(hyps, depth, limit)
         plan = search.plan(hyps, depth) if isinstance(got, tuple) else None
         return got, plan, search.nodes - before
+
+
+def _again(sizes: list[int], workers: int) -> list[bool]:
+    """Which of a level's parts (their sizes) are split again: those of at least SPLIT
+    secrets whose cost passes FAIR times the workers' even share (see FAIR)."""
+    share = FAIR * sum(n ** COST for n in sizes) / max(1, workers)
+    return [n >= SPLIT and n ** COST > share for n in sizes]
 
 
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
@@ -77,12 +100,18 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     row = search.table.row(int(scored[i]), hyps)
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
-    small = workers.submit(solve_part, [(recipe, p, child, NO_TREE - 1) for p in parts
-                                        if len(p) < SPLIT])
+    again = _again([len(p) for p in parts], workers.size)
+    whole = [(recipe, p, child, NO_TREE - 1)
+             for p, a in zip(parts, again, strict=True) if not a]
+    # where the split starts, the part sent ahead goes once every worker has one of
+    # these (the largest), before the rest of them
+    small = workers.submit(solve_part, whole[:workers.size] if top else whole)
     with _DRIVER:
         early = _ahead(search, hyps, depth, workers, recipe, order, going, scored) if top \
             else None
-    large = [p for p in parts if len(p) >= SPLIT]
+    if top:
+        small += workers.submit(solve_part, whole[workers.size:])
+    large = [p for p, a in zip(parts, again, strict=True) if a]
     with ThreadPoolExecutor(max(1, len(large))) as pool:
         split = list(pool.map(
             lambda p: split_solve(search, p, child, workers, recipe, False), large))

@@ -54,17 +54,20 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     recipe = recipe_of(spec, kwargs)
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
-    strategy = make_from_options(game, opts)
-    root = prior_belief(game, backend)
-    first = None if first_text is None else opening(game, first_text)
-    total = min(secrets or root.size, root.size)
     if tree_file is not None and secrets is not None:
         raise SleuthError("--tree writes the whole tree: it cannot be combined with --secrets")
     if workers is not None and scheduler is not None:
         raise SleuthError("--workers starts local workers; --scheduler uses a cluster's: "
                           "give one of them")
+    # the workers build the strategy while this process does
     pool = Workers(workers, scheduler) if workers or scheduler else None
     try:
+        if pool is not None:
+            pool.prepare(recipe)
+        strategy = make_from_options(game, opts)
+        root = prior_belief(game, backend)
+        first = None if first_text is None else opening(game, first_text)
+        total = min(secrets or root.size, root.size)
         with progress_bar(total, f"evaluating {strategy.name}") as advance:
             result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance,
                                        root, tree=tree_file is not None, workers=pool,
