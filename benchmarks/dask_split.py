@@ -10,8 +10,8 @@ starting it. With `--real`, the benchmark first starts a real cluster as separat
 commands, as one would on several machines:
 
     dask scheduler --host 127.0.0.1 --port P --no-dashboard
-    NUMBA_NUM_THREADS=1 dask worker tcp://127.0.0.1:P --nworkers 1 --nthreads 1 \
-        --no-dashboard                                                 (N times)
+    NUMBA_NUM_THREADS=1 DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False \
+        dask worker tcp://127.0.0.1:P --nworkers 1 --nthreads 1 --no-dashboard   (N times)
 
 and the split run is `sleuth evaluate ... --scheduler tcp://127.0.0.1:P`; the cluster
 is stopped at the end. The split run's time then includes building the game in each
@@ -80,7 +80,9 @@ def real_cluster(workers: int) -> Iterator[str]:
     procs = [subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                "--no-dashboard"], **quiet)]
     try:
-        one_core = {**os.environ, "NUMBA_NUM_THREADS": "1"}  # solver/infoset/threads.py
+        # one core each (solver/infoset/threads.py), no sampling profiler (cluster.py)
+        one_core = {**os.environ, "NUMBA_NUM_THREADS": "1",
+                    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
         procs += [subprocess.Popen(["dask", "worker", address, "--nworkers", "1", "--nthreads",
                                     "1", "--no-dashboard", "--host", "127.0.0.1"],
                                    env=one_core, **quiet)

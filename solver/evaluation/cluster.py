@@ -105,6 +105,11 @@ def _heap_as_usual() -> None:
 
 # A local scheduler's HTTP routes (no dashboard) on loopback, on a free port.
 LOOPBACK_HTTP = {"dashboard_address": "127.0.0.1:0"}
+# A Dask worker samples its threads' stacks every 10 ms for the dashboard's profile: the
+# split's tasks ran 3-7% longer with it (Bulls and Cows: 124 s of tasks without it, 129
+# and 130 s with it). Local workers start without it; a cluster's workers are started
+# with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False (docs/solver.md).
+NO_PROFILER = {"distributed.worker.profile.enabled": False}
 
 
 class Workers:
@@ -122,12 +127,16 @@ class Workers:
         if scheduler is not None:
             self.client = connect(scheduler)
         else:
-            # one core each: the compiled passes too (solver/infoset/threads.py)
-            self.cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
-                                        processes=True, dashboard_address=None,
-                                        host="127.0.0.1", silence_logs=50,
-                                        scheduler_kwargs=LOOPBACK_HTTP,
-                                        env={"NUMBA_NUM_THREADS": "1"})
+            import dask
+
+            # one core each: the compiled passes too (solver/infoset/threads.py); and no
+            # sampling profiler in the workers (NO_PROFILER)
+            with dask.config.set(NO_PROFILER):
+                self.cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1,
+                                            processes=True, dashboard_address=None,
+                                            host="127.0.0.1", silence_logs=50,
+                                            scheduler_kwargs=LOOPBACK_HTTP,
+                                            env={"NUMBA_NUM_THREADS": "1"})
             self.client = Client(self.cluster)
         self.size = max(1, len(self.client.scheduler_info()["workers"]))
         # the tasks wait here and go one per free worker, in the order sent (dispatch.py)
@@ -259,4 +268,4 @@ def connect(scheduler: str) -> Any:
                                "`dask worker ADDR`") from None
 
 
-__all__ = ["LOOPBACK_HTTP", "Flow", "Recipe", "Workers", "connect"]
+__all__ = ["LOOPBACK_HTTP", "NO_PROFILER", "Flow", "Recipe", "Workers", "connect"]
