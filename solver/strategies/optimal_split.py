@@ -49,10 +49,10 @@ SPLIT = 256  # a first query's part of fewer secrets is never split again
 # below that share keeps its whole search on one worker, with one table, and the parts
 # balance as they are (MM(4,8) on 2 workers: 51 s split again, 42 s whole). The search
 # time grows with n at a rate that differs from game to game: as n^2.2 over MM(4,8)'s
-# first parts (500 secrets 2.0 s, 976 secrets 8.6 s), as n^9 between Bulls and Cows'
-# two largest (1,260 secrets 25 s, 1,440 secrets 84 s). The cube tells both apart: the
-# 1,440 part is 54% of its level's cost (split again on 2 workers), MM(4,8)'s 976 part
-# 42% (whole).
+# first parts (500 secrets 2.0 s, 976 secrets 8.6 s), as n^9 between another game's two
+# largest (1,260 secrets 25 s, 1,440 secrets 84 s; docs/solver.md). The cube tells both
+# apart: that 1,440 part is 54% of its level's cost (split again on 2 workers),
+# MM(4,8)'s 976 part 42% (whole).
 FAIR, COST = 1.0, 3
 # The driver splits a level's large parts in threads, each waiting on its own tasks, so
 # their rounds overlap; the search's own structures are used by one thread at a time.
