@@ -295,15 +295,21 @@ def test_tasks_start_in_the_order_they_are_sent(local_scheduler):
 @pytest.mark.parametrize("workers", [1, 2, 3, 8])
 def test_a_part_is_split_again_only_when_it_is_more_than_the_workers_share(workers):
     """A first query's part of at least SPLIT secrets is split again when its cost (its
-    size squared) is more than the level's total cost over the workers: on one worker
-    never, on many every large part."""
+    size cubed) is more than the level's total cost over the workers: on one worker
+    never, on many every large part. On 2 workers, Bulls and Cows' 1,440 part after 0123
+    (84 s of the level's 113 s) is split again and MM(4,8)'s 976 part (8.6 s of 24 s)
+    is not; a square would split neither."""
     from sleuth.solver.strategies import optimal_split
 
-    sizes = [976, 936, 660, 500, 216, 204, 100, 36, 4]  # MM(4,8)'s first parts, in part
-    again = optimal_split._again(sizes, workers)
-    total = sum(n * n for n in sizes)
-    assert again == [n >= optimal_split.SPLIT and n * n * workers > total for n in sizes]
-    assert sum(again) == {1: 0, 2: 0, 3: 2, 8: 3}[workers]
+    firsts = {"MM(4,8)": [976, 936, 660, 500, 216, 204, 100, 36, 4],  # in part
+              "Bulls and Cows": [1440, 1260, 720, 480, 360, 264, 216, 180, 72, 24, 9, 8, 6]}
+    counts = {"MM(4,8)": {1: 0, 2: 0, 3: 2, 8: 3}, "Bulls and Cows": {1: 0, 2: 1, 3: 2, 8: 2}}
+    for game, sizes in firsts.items():
+        again = optimal_split._again(sizes, workers)
+        total = sum(n ** 3 for n in sizes)
+        assert again == [n >= optimal_split.SPLIT and n ** 3 * workers > total
+                         for n in sizes]
+        assert sum(again) == counts[game][workers]
 
 
 @pytest.mark.parametrize("task", ["solve_part", "walk_part"])
