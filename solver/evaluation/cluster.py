@@ -138,9 +138,10 @@ class Workers:
                                             scheduler_kwargs=LOOPBACK_HTTP,
                                             env={"NUMBA_NUM_THREADS": "1"})
             self.client = Client(self.cluster)
-        self.size = max(1, len(self.client.scheduler_info()["workers"]))
+        self.addresses = list(self.client.scheduler_info()["workers"])
+        self.size = max(1, len(self.addresses))
         # the tasks wait here and go one per free worker, in the order sent (dispatch.py)
-        self.line = Dispatcher(self.client, list(self.client.scheduler_info()["workers"]))
+        self.line = Dispatcher(self.client, self.addresses)
         self.preparing: list[Any] = []  # the futures of `prepare`
 
     def map(self, fn: Callable[..., Any], items: Iterable[tuple],
@@ -168,12 +169,12 @@ class Workers:
         self.preparing += self.each(_build, recipe)
 
     def each(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
-        """fn(*args) once on every worker, outside the line, before the tasks it is sent
-        later (a worker building what its tasks need, say); the Dask futures, not waited
-        for (keep them: a future dropped cancels its task)."""
+        """fn(*args) once on every worker the line sends to, outside the line, before the
+        tasks it is sent later (a worker building what its tasks need, say); the Dask
+        futures, not waited for (keep them: a future dropped cancels its task)."""
         return [self.client.submit(fn, *args, pure=False, workers=[address],
                                    allow_other_workers=False)
-                for address in self.client.scheduler_info()["workers"]]
+                for address in self.addresses]
 
     def cancel(self, futures: list[Future]) -> None:
         """These tasks are not wanted: those not yet running never run."""

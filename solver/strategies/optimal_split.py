@@ -105,12 +105,12 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
              for p, a in zip(parts, again, strict=True) if not a]
     # where the split starts, the part sent ahead goes once every worker has one of
     # these (the largest), before the rest of them
-    small = workers.submit(solve_part, whole[:workers.size] if top else whole)
+    head = workers.size if top else len(whole)
+    small = workers.submit(solve_part, whole[:head])
     with _DRIVER:
         early = _ahead(search, hyps, depth, workers, recipe, order, going, scored) if top \
             else None
-    if top:
-        small += workers.submit(solve_part, whole[workers.size:])
+    small += workers.submit(solve_part, whole[head:])
     large = [p for p, a in zip(parts, again, strict=True) if a]
     with ThreadPoolExecutor(max(1, len(large))) as pool:
         split = list(pool.map(
