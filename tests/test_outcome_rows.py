@@ -176,3 +176,24 @@ def test_the_stop_table_is_the_stopper_read_cell_by_cell(text, params):
             expected[i, c] = candidates.stops(query, int(table.book[c]))
     assert expected.any() and not expected.all(axis=1).any()
     assert np.array_equal(table.stops, expected)
+
+
+def test_the_dense_table_is_kept_one_byte_a_code_and_never_widened_by_the_search():
+    """The dense table is kept in its narrowest type (`small`), and the optimal search
+    builds and solves without the int64 copy (`codes`, made only when something asks
+    for it: MM(4,8) 134 MB and 0.3 s of every build). What it reads from the narrow
+    table -- rows, part sizes -- is what the int64 table and a count written here give."""
+    game = load_game(SPECS / "mastermind.yaml", {"pegs": 3, "colours": 4})
+    search = OptimalSearch(Candidates(game))
+    table = search.table
+    assert table.small.dtype == np.uint8
+    root = np.arange(game.hypotheses.size, dtype=np.int64)
+    assert search.solve(root, None, NO_TREE - 1)[0] > 0
+    assert "codes" not in vars(table)
+    wide = table.codes
+    assert wide.dtype == np.int64 and np.array_equal(wide, table.small)
+    hyps = np.arange(0, game.hypotheses.size, 3, dtype=np.int64)
+    for q in (0, 5, len(table.queries) - 1):
+        row = table.row(q, hyps)
+        assert row.dtype == np.int64 and np.array_equal(row, wide[q, hyps])
+        assert np.array_equal(table.counts(hyps)[q], np.bincount(row, minlength=table.ncodes))

@@ -259,7 +259,9 @@ class Columns:
     def of(cls, by_query: np.ndarray, stops: np.ndarray) -> Columns | None:
         """From the table by query (queries x hypotheses) and its stops; None when more
         than 256 codes occur."""
-        used = np.flatnonzero(np.bincount(by_query.ravel(order="K"), minlength=stops.shape[1]))
+        present = np.zeros(stops.shape[1], dtype=bool)
+        present[by_query.ravel(order="K")] = True  # (bincount widens a byte table first)
+        used = np.flatnonzero(present)
         if len(used) > 256:
             return None
         label = np.zeros(stops.shape[1], dtype=np.uint8)
