@@ -315,3 +315,33 @@ def test_elements_alike_on_the_probe_are_told_apart_in_full():
     same = np.arange(5)
     got_h, _ = closure([swap], [same], 2)
     assert sorted(map(tuple, got_h.tolist())) == sorted([tuple(range(n)), tuple(swap)])
+
+
+@pytest.mark.parametrize("size", [2, 63, 64, 65, 129, 200])
+def test_a_query_is_first_of_its_orbit_when_no_symmetry_maps_it_lower(size):
+    """`representatives` reads the symmetries' query images a block at a time: a query
+    is first of its orbit under `stab` (with the identity) when no symmetry of `stab`
+    maps it to a lower one, checked here query by query and symmetry by symmetry: for
+    random subsets that end inside, at and past a block, and for one symmetry alone
+    after `size - 1` identities, so that it is read in the first, last or a middle
+    block."""
+    from sleuth.solver.strategies.optimal_search import OptimalSearch
+
+    search = OptimalSearch(Candidates(load_game(SPECS / "mastermind.yaml",
+                                                {"pegs": 4, "colours": 5}), "any"))
+    group = search.symmetry  # (619 symmetries listed)
+    images = group.queries
+    ident = int(np.flatnonzero((images == np.arange(images.shape[1])).all(1))[0])
+    others = np.delete(np.arange(len(images)), ident)
+    rng = np.random.default_rng(size)
+
+    def brute(stab):
+        return [all(int(images[g, q]) >= q for g in stab.tolist())
+                for q in range(images.shape[1])]
+
+    some = np.append(rng.choice(others, size - 1, replace=False), ident)
+    lone = np.append(np.full(size - 1, ident), others[size])
+    for stab in (some, lone):
+        got = group.representatives(stab.astype(np.int64))
+        assert got.tolist() == brute(stab)
+        assert 0 < got.sum() < images.shape[1]

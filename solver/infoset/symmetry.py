@@ -59,6 +59,7 @@ from sleuth.solver.infoset.stabilisers import root_listing
 LISTED_BYTES = 256 << 20  # the listed symmetries' size at most (MM(4,8): 32,768 elements)
 KEPT_ORBITS = 64 << 20  # bytes of query orbits kept per set of transpositions
 ROWS = 1024  # rows permuted at a time while a matrix is filled from its orbits
+ROWS_AT_ONCE = 64  # symmetries whose query images `representatives` reads at a time
 
 
 class _Permutations:
@@ -114,7 +115,12 @@ class Symmetry(_Permutations):
             return np.ones(self.queries.shape[1], dtype=bool)
         if len(stab) == len(self.queries):
             return self.whole.copy()
-        return self.queries[stab].min(axis=0) == np.arange(self.queries.shape[1])
+        # the least image of each query, ROWS_AT_ONCE symmetries at a time: gathering
+        # every row at once (MM(4,8): 4,320 x 4,096) took 0.1 s in fresh pages, this 6 ms
+        least = self.queries[stab[:ROWS_AT_ONCE]].min(axis=0)
+        for at in range(ROWS_AT_ONCE, len(stab), ROWS_AT_ONCE):
+            np.minimum(least, self.queries[stab[at:at + ROWS_AT_ONCE]].min(axis=0), out=least)
+        return least == np.arange(self.queries.shape[1])
 
 
 def of_game(game: Game) -> tuple[Symmetry | Transpositions, Callable[[int], np.ndarray],
