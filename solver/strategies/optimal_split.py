@@ -150,10 +150,9 @@ def upper_bound(search: OptimalSearch, hyps: np.ndarray) -> int | None:
     (with no depth budget), down to sets of at most EXACT_BELOW secrets, each of which is
     then solved by the search itself. Both are trees the search may build (the first
     query is among the first K). None where some set has no useful query. MM(4,8):
-    20,782 against the optimum 20,471 (docs/results.md gives another game's). Most of
-    that tree's sets are small (MM(4,8): 3,103 of 4,440 have one secret), and choosing
-    their first query took 1.9 s of the 2.6 s it cost on the driver, against 0.2 s to
-    solve them."""
+    20,745 against the optimum 20,471, in 0.5 s. Most of that tree's sets are small
+    (3,103 of its 4,440 have one secret): with the first query everywhere it was 20,782,
+    and choosing those queries took most of its 2.6 s on the driver."""
     total, stack = 0, [hyps]
     stab = None if search.symmetry is None else _NO_SYMMETRY
     while stack:
