@@ -262,10 +262,11 @@ def test_the_bound_a_part_goes_ahead_with_lies_between_the_optimum_and_top_1(
     root = np.arange(best.game.hypotheses.size, dtype=np.int64)
     bound = optimal_split.upper_bound(best, root)
     top1 = search(1).solve(root, None, NO_TREE - 1)[0]
-    optimum = search(0).solve(root, None, NO_TREE - 1)
+    fresh = search(0)
+    optimum = fresh.solve(root, None, NO_TREE - 1)
     assert optimum[0] <= bound <= top1
     assert best.solve(root, None, NO_TREE - 1) == optimum
-    assert_every_set_is_serial(search(0), root, None, best.plan(root, None))
+    assert_every_set_is_serial(fresh, root, None, best.plan(root, None))
     monkeypatch.setattr(optimal_split, "EXACT_BELOW", 0)
     assert optimal_split.upper_bound(search(0), root) == top1
 
