@@ -13,8 +13,10 @@ guesses beyond each secret's last) and greatest depth, from which the total and 
 worst case are read. Nothing of it is kept or shipped (it is GPL). Without
 `--arfst23`, Sleuth alone is reported.
 
-Sleuth's times: "in-process" from loading the spec to the proven, evaluated tree
-(imports excluded), and "wall" for the whole process with its start-up. The C
+Sleuth runs as people run it: `sleuth evaluate specs/mastermind.yaml --set colours=C
+--strategy S --json`, through the console script's entry (`cli.run`). Its times:
+"in-process" from the command's start to its output (the modules it imports, loaded
+first, excluded), and "wall" for the whole process with its start-up. The C
 solver's: the wall time of its process. Both run
 single-threaded here, one after the other, on the same machine.
 
@@ -46,28 +48,28 @@ REPORT = ('  printf("score=%u max=%u\\n", (unsigned)solution[row].score, '
 STRATEGY = {"optimal": "optimal", "worst": "optimal-worst"}
 SLEUTH = """
 import json, sys, time
+import sleuth.solver.interfaces.commands.evaluate  # the command's imports, as `sleuth` makes them
+from sleuth.solver.interfaces.cli import run
 start = time.perf_counter()
-from sleuth.compiler import load_game
-from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies import make_strategy
-imported = time.perf_counter()
-game = load_game("mastermind", {"colours": int(sys.argv[1])})
-strategy = make_strategy(sys.argv[2], Candidates(game, "any"))
-ev = evaluate_strategy(game, strategy, "mastermind")
-print(json.dumps({"total": ev.total, "worst": ev.worst,
-                  "in_process": time.perf_counter() - imported}))
+sys.argv[0] = "sleuth"
+run()  # `sleuth evaluate ... --json`, as the console script runs it
+print(json.dumps({"in_process": time.perf_counter() - start}), file=sys.stderr)
 """
 
 
 def sleuth(colours: int, criterion: str) -> dict:
-    """Sleuth's proven total, worst case, and times (in-process, wall)."""
+    """Sleuth's proven total, worst case, and times (in-process, wall): the command
+    `sleuth evaluate specs/mastermind.yaml --set colours=C --strategy S --json`."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", SLEUTH, str(colours), STRATEGY[criterion]],
-                         check=True, capture_output=True, text=True, cwd=ROOT).stdout
-    got = json.loads(out.strip().splitlines()[-1])
-    got["wall"] = time.perf_counter() - start
-    return got
+    done = subprocess.run([sys.executable, "-c", SLEUTH, "evaluate", "specs/mastermind.yaml",
+                           "--set", f"colours={colours}", "--strategy", STRATEGY[criterion],
+                           "--json"], check=True, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    out = json.loads(done.stdout)
+    if "proven" not in out:
+        raise SystemExit(f"MM(4,{colours}) {STRATEGY[criterion]}: no proof in the output")
+    times = json.loads(done.stderr.strip().splitlines()[-1])
+    return {"total": out["total"], "worst": out["worst"], "wall": wall, **times}
 
 
 def build(source: Path, colours: int, depth: int, where: Path) -> Path:

@@ -33,7 +33,7 @@ COMMANDS = [
 ]
 MAINS = {  # how each side's command line is started: its console script's entry point
     "baseline": "from solver.cli import main; main()",
-    "this": "from sleuth.solver.interfaces.cli import main; main()",
+    "this": "from sleuth.solver.interfaces.cli import run; run()",
 }
 
 

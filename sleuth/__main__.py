@@ -1,5 +1,5 @@
 """`python -m sleuth`: the command line."""
 
-from sleuth.solver.interfaces.cli import main
+from sleuth.solver.interfaces.cli import run
 
-main()
+run()

@@ -7,6 +7,7 @@ load plotting (matplotlib) or Dask. The table below is the whole command set.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 
@@ -49,14 +50,24 @@ def cli() -> None:
     """Sleuth: deduction games as specs, compiled and solved."""
     from sleuth.compiler.api import speak_as
 
+    if (click.get_current_context().obj or {}).get("own_process"):
+        # The command is loaded (click resolves it before this runs): the objects the
+        # imports made live as long as the process, so the collector is told to leave
+        # them out of every walk. Its full walks of them cost 0.1 s of `sleuth evaluate`
+        # on MM(4,6) (1.22 s to 1.11 s wall), 0.07 s of `sleuth check` (0.58 to 0.51 s).
+        gc.freeze()
     speak_as("cli")  # errors name options as flags while a command runs, then as keywords
     click.get_current_context().call_on_close(lambda: speak_as("api"))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI; user errors print one message and exit with status 1."""
+def main(argv: list[str] | None = None, *, own_process: bool = False) -> None:
+    """Run the CLI; user errors print one message and exit with status 1. `own_process`:
+    the process runs this one command and exits (`run`), so what the imports made is
+    frozen out of the garbage collector's walks (`gc.freeze`); in a longer process (a
+    test, a notebook) nothing is frozen, as frozen garbage would never be freed."""
     try:
-        cli.main(args=argv, prog_name="sleuth", standalone_mode=False)
+        cli.main(args=argv, prog_name="sleuth", standalone_mode=False,
+                 obj={"own_process": own_process})
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
@@ -76,5 +87,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
 
 
+def run() -> None:
+    """The `sleuth` console script and `python -m sleuth`: one command, its own process."""
+    main(own_process=True)
+
+
 if __name__ == "__main__":
-    main()
+    run()
