@@ -17,6 +17,7 @@ from sleuth.solver.infoset.column_kernels import (
     MAX_SET,
     ColumnFloors,
     Shape,
+    _scores,
     distinct_by_columns,
 )
 from sleuth.solver.infoset.outcome_kernels import distinct_rows
@@ -104,6 +105,46 @@ def test_the_column_pass_matches_numpy(seed):
     assert above >= 3  # the queries' bounds decide, not the set's own
     none = np.zeros(nq, dtype=bool)
     assert floors.least(np.arange(5, dtype=np.int64), none, NO_TREE, 1) == (NO_TREE, NO_TREE)
+
+
+def numpy_scores(codes, hyps, stops, lb_total, lb_worst):
+    """Every query's (lbq, lbw, useful, ends) at `hyps`, from its part sizes."""
+    q, c = stops.shape
+    counts = np.stack([np.bincount(codes[i, hyps], minlength=c) for i in range(q)])
+    going = np.where(stops, 0, counts)
+    return (len(hyps) + lb_total[going].sum(axis=1), 1 + lb_worst[going].max(axis=1),
+            going.max(axis=1) < len(hyps), np.where(stops, counts, 0).sum(axis=1) > 0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_querys_bounds_read_by_column_match_numpy(seed):
+    """The exact search's per-query scores read by column (`_scores`: every query of
+    the table counted, those asked for returned), against numpy, over tables of up to
+    three blocks, few codes (counted code by code) or many, sets of 1 to MAX_SET."""
+    rng = np.random.default_rng(100 + seed)
+    nq, nh = int(rng.integers(BLOCK // 2, 3 * BLOCK)), int(rng.integers(40, 320))
+    nc = int(rng.integers(3, 15)) if seed % 2 else int(rng.integers(BY_CODE + 1, 60))
+    weights = 1.0 / np.arange(1, nc) ** 2
+    codes = rng.choice(nc - 1, size=(nq, nh), p=weights / weights.sum()).astype(np.uint8)
+    codes[: nq // 3, : nh // 2] = 0
+    codes[np.arange(nq), rng.integers(0, nh, size=nq)] = nc - 1
+    stops = np.zeros((nq, nc), dtype=bool)
+    stops[:, -1] = rng.random(nq) < 0.8
+    lb_total, lb_worst = fill_bounds(nh, nc)
+    floors = ColumnFloors.make(np.ascontiguousarray(codes.T), stops, lb_total, lb_worst)
+    s = floors.shape
+    seen = set()
+    for n in [1, 2, *rng.integers(3, min(nh, MAX_SET) + 1, size=5).tolist()]:
+        hyps = np.sort(rng.choice(nh, size=n, replace=False)).astype(np.int64)
+        cand = np.sort(rng.choice(nq, size=int(rng.integers(1, nq + 1)), replace=False))
+        got = _scores(floors.columns, hyps, floors.going, s.a, s.b, s.knots, s.gains,
+                      lb_worst, cand)
+        want = numpy_scores(codes, hyps, stops, lb_total, lb_worst)
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w[cand])
+        seen |= {(bool(u), bool(e)) for u, e in zip(got[2], got[3], strict=True)}
+    # (useful, ends) as each query is: a query that lumps the set ends it for no secret
+    assert seen == {(True, True), (True, False), (False, False)}
 
 
 def test_a_set_some_query_meets_the_size_bounds_for():

@@ -115,56 +115,88 @@ def _count_by_code(columns: np.ndarray, hyps: np.ndarray, count: np.ndarray, sta
 
 
 @njit(cache=True, nogil=True)
+def column_pays(n: int, rows: int, queries: int, codes: int) -> bool:
+    """Whether reading all `queries` of the table by column (`codes` codes) beats
+    reading `rows` of them row by row at a set of n, by the measured costs."""
+    return n <= MAX_SET and ROW_NS * n * rows > queries * (COLUMN_NS * n + CODE_NS * codes)
+
+
+@njit(cache=True, nogil=True)
+def _lanes(nc: int, nknots: int) -> tuple:
+    """A block pass's scratch arrays, BLOCK lanes each: the part sizes (codes x BLOCK),
+    the secrets in going parts, the going parts, the largest going part, each knot's
+    excess (knots x BLOCK), and the size bound's sum over the going parts."""
+    return (np.zeros((nc, BLOCK), dtype=np.uint8), np.empty(BLOCK, dtype=np.uint8),
+            np.empty(BLOCK, dtype=np.uint8), np.empty(BLOCK, dtype=np.uint8),
+            np.empty((nknots, BLOCK), dtype=np.uint8), np.empty(BLOCK, dtype=np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _block(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
+           b: np.int32, knots: np.ndarray, gains: np.ndarray, nk: int, start: int, w: int,
+           lanes: tuple) -> None:
+    """Queries start..start+w-1 at `hyps`: each one's secrets in going parts, going
+    parts, largest going part and size bound's sum over them (without the set's own n),
+    into `lanes` (`_lanes`). `nk`: the knots below n (the others add 0)."""
+    count, inside, parts, largest, excess, total = lanes
+    n, nc = hyps.shape[0], going.shape[0]
+    count[:, :w] = 0
+    if nc <= BY_CODE:
+        _count_by_code(columns, hyps, count, start, w)
+    else:
+        for j in range(n):
+            column = columns[hyps[j]]
+            for r in range(w):
+                count[column[start + r], r] += 1
+    inside[:w] = 0
+    parts[:w] = 0
+    largest[:w] = 0
+    excess[:nk, :w] = 0
+    for c in range(nc):
+        counts, goes = count[c], going[c, start:start + w]  # goes: 255, or 0 at a stop
+        for r in range(w):
+            k = counts[r] & goes[r]
+            inside[r] += k
+            parts[r] += k != 0
+            largest[r] = largest[r] if largest[r] > k else k
+        for t in range(nk):
+            knot, over = np.uint8(knots[t]), excess[t]
+            for r in range(w):
+                k = counts[r] & goes[r]
+                over[r] += k - knot if k > knot else np.uint8(0)
+    for r in range(w):
+        total[r] = a * np.int32(inside[r]) + b * np.int32(parts[r])
+    for t in range(nk):
+        g, over = gains[t], excess[t]
+        for r in range(w):
+            total[r] += g * np.int32(over[r])
+
+
+@njit(cache=True, nogil=True)
+def _below(knots: np.ndarray, n: int) -> int:
+    """How many knots are below n (a knot at n or above adds 0 at a set of n)."""
+    nk = 0
+    while nk < knots.shape[0] and knots[nk] < n:
+        nk += 1
+    return nk
+
+
+@njit(cache=True, nogil=True)
 def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
            b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
            lb_worst: np.ndarray, allowed: np.ndarray, none: int, lo: int,
            hi: int) -> tuple[int, int]:
     """The least bounds over the allowed useful queries lo..hi-1 (not yet raised to the
     set's own size bounds), block by block; ends once both reach those."""
-    n, nc = hyps.shape[0], going.shape[0]
-    count = np.zeros((nc, BLOCK), dtype=np.uint8)
-    inside = np.empty(BLOCK, dtype=np.uint8)  # secrets in going parts
-    parts = np.empty(BLOCK, dtype=np.uint8)  # going parts
-    largest = np.empty(BLOCK, dtype=np.uint8)  # the largest going part
-    excess = np.empty((knots.shape[0], BLOCK), dtype=np.uint8)
-    total = np.empty(BLOCK, dtype=np.int32)
-    nk = 0
-    while nk < knots.shape[0] and knots[nk] < n:  # a knot at n or above adds 0
-        nk += 1
+    n = hyps.shape[0]
+    lanes = _lanes(going.shape[0], knots.shape[0])
+    largest, total = lanes[3], lanes[5]
+    nk = _below(knots, n)
     best_total, best_worst = none, none
     top, size = np.int32(2**31 - 1), np.uint8(n)
     for start in range(lo, hi, BLOCK):
         w = min(hi, start + BLOCK) - start
-        count[:, :w] = 0
-        if nc <= BY_CODE:
-            _count_by_code(columns, hyps, count, start, w)
-        else:
-            for j in range(n):
-                column = columns[hyps[j]]
-                for r in range(w):
-                    count[column[start + r], r] += 1
-        inside[:w] = 0
-        parts[:w] = 0
-        largest[:w] = 0
-        excess[:nk, :w] = 0
-        for c in range(nc):
-            counts, goes = count[c], going[c, start:start + w]  # goes: 255, or 0 at a stop
-            for r in range(w):
-                k = counts[r] & goes[r]
-                inside[r] += k
-                parts[r] += k != 0
-                largest[r] = largest[r] if largest[r] > k else k
-            for t in range(nk):
-                knot, over = np.uint8(knots[t]), excess[t]
-                for r in range(w):
-                    k = counts[r] & goes[r]
-                    over[r] += k - knot if k > knot else np.uint8(0)
-        for r in range(w):
-            total[r] = a * np.int32(inside[r]) + b * np.int32(parts[r])
-        for t in range(nk):
-            g, over = gains[t], excess[t]
-            for r in range(w):
-                total[r] += g * np.int32(over[r])
+        _block(columns, hyps, going, a, b, knots, gains, nk, start, w, lanes)
         least, deepest = top, np.uint8(255)
         ok = allowed[start:start + w]
         for r in range(w):
@@ -179,6 +211,34 @@ def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32
         if best_total <= lb_total[n] and best_worst <= lb_worst[n]:
             break
     return best_total, best_worst
+
+
+@njit(cache=True, nogil=True)
+def _scores(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
+            b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_worst: np.ndarray,
+            cand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each query of `cand`'s lower bounds on the total and the depth at `hyps` (at most
+    MAX_SET), whether it is useful (splits the set or ends the game for some of it) and
+    whether it ends the game for some: as the kernels' row pass (outcome_kernels._count
+    and _bounds) gives them, read by column for every query of the table."""
+    n, nq = hyps.shape[0], columns.shape[1]
+    lanes = _lanes(going.shape[0], knots.shape[0])
+    inside, largest, total = lanes[1], lanes[3], lanes[5]
+    nk = _below(knots, n)
+    lbq = np.empty(nq, dtype=np.int64)
+    lbw = np.empty(nq, dtype=np.int64)
+    useful = np.empty(nq, dtype=np.bool_)
+    ends = np.empty(nq, dtype=np.bool_)
+    size = np.uint8(n)
+    for start in range(0, nq, BLOCK):
+        w = min(nq, start + BLOCK) - start
+        _block(columns, hyps, going, a, b, knots, gains, nk, start, w, lanes)
+        for r in range(w):
+            lbq[start + r] = n + total[r]
+            lbw[start + r] = 1 + lb_worst[largest[r]]
+            useful[start + r] = largest[r] < size
+            ends[start + r] = inside[r] < size
+    return lbq[cand], lbw[cand], useful[cand], ends[cand]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -291,8 +351,7 @@ class ColumnFloors:
     def pays(self, n: int, active: int) -> bool:
         """Whether reading every query by column beats reading `active` rows at a set
         of n (by the measured costs)."""
-        nq, nc = self.columns.shape[1], self.going.shape[0]
-        return n <= MAX_SET and ROW_NS * n * active > nq * (COLUMN_NS * n + CODE_NS * nc)
+        return column_pays(n, active, self.columns.shape[1], self.going.shape[0])
 
     def least(self, hyps: np.ndarray, allowed: np.ndarray, none: int,
               pieces: int | None = None) -> tuple[int, int]:

@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from sleuth.solver.infoset.column_kernels import CODE_NS, COLUMN_NS, MAX_SET, ROW_NS
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
+from sleuth.solver.infoset.column_kernels import _scores as _scores_by_column
+from sleuth.solver.infoset.column_kernels import column_pays
 from sleuth.solver.infoset.outcome_kernels import _bounds, _count, _distinct_by_keys, _keys
 from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
@@ -64,6 +65,28 @@ def _score(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
+def _scores(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
+            lb_worst: np.ndarray, hyps: np.ndarray, cand: np.ndarray, by_column: tuple
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """_score for each query of `cand` at `hyps`: (lbq, lbw, useful, ends), read by
+    column for every query of the table where that pays (`by_column` as in _floor), as
+    the floors are; the values are the same either way."""
+    columns, going, knots, gains, ab, _ = by_column
+    na, n, nc = cand.shape[0], hyps.shape[0], stops.shape[1]
+    if columns.shape[0] and column_pays(n, na, columns.shape[1], going.shape[0]):
+        return _scores_by_column(columns, hyps, going, ab[0], ab[1], knots, gains, lb_worst,
+                                 cand)
+    counts = np.zeros(nc, dtype=np.int64)
+    seen = np.empty(nc, dtype=np.int64)
+    lbq, lbw = np.empty(na, dtype=np.int64), np.empty(na, dtype=np.int64)
+    useful, ends = np.empty(na, dtype=np.bool_), np.empty(na, dtype=np.bool_)
+    for a in range(na):
+        lbq[a], lbw[a], useful[a], ends[a] = _score(codes, stops, lb_total, lb_worst, hyps,
+                                                    cand[a], counts, seen)
+    return lbq, lbw, useful, ends
+
+
+@njit(cache=True, nogil=True)
 def _floor(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
            lb_worst: np.ndarray, consistent: bool, part: np.ndarray, cand: np.ndarray,
            counts: np.ndarray, seen: np.ndarray, by_column: tuple) -> tuple[int, int]:
@@ -78,8 +101,8 @@ def _floor(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
         return low_t, low_w
     columns, going, knots, gains, ab, allowed = by_column
     nq = columns.shape[1]
-    if not consistent and columns.shape[0] and n <= MAX_SET and (
-            ROW_NS * n * cand.shape[0] > nq * (COLUMN_NS * n + CODE_NS * going.shape[0])):
+    if not consistent and columns.shape[0] and column_pays(n, cand.shape[0], nq,
+                                                           going.shape[0]):
         best_t, best_w = _least_by_column(columns, part, going, ab[0], ab[1], knots, gains,
                                           lb_total, lb_worst, allowed, NO_TREE, 0, nq)
         return max(best_t, low_t), max(best_w, low_w)
@@ -260,7 +283,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
         if rows[slot, 5] >= 0 or known > bound:
             return known, rows[slot, 4], rows[slot, 5]
     state[0] += 1
-    nq, nc = codes.shape[0], stops.shape[1]
+    nq = codes.shape[0]
     want_t, want_w = lb_total[n], lb_worst[n]
     best_t, best_w, best_k, best_q = NO_TREE, 0, 0, -1
     cand = active
@@ -279,21 +302,17 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             _keys(codes, hyps, stops, active, 0, active.shape[0], hashes)
             cand = _distinct_by_keys(codes, hyps, stops, active, hashes)
             na = cand.shape[0]
-            counts = np.zeros(nc, dtype=np.int64)
-            seen = np.empty(nc, dtype=np.int64)
-            lbq = np.empty(na, dtype=np.int64)
-            lbw = np.empty(na, dtype=np.int64)
+            lbq, lbw, useful, ends = _scores(codes, stops, lb_total, lb_worst, hyps, cand,
+                                             by_column)
             krank = np.empty(na, dtype=np.int64)
             sort_key = np.empty(na, dtype=np.int64)
             tries = np.zeros(na, dtype=np.bool_)
             wide = n + 2  # above any depth bound of a set of n
             for a in range(na):
                 q = cand[a]
-                lbq[a], lbw[a], useful, ends = _score(codes, stops, lb_total, lb_worst, hyps,
-                                                      q, counts, seen)
-                krank[a] = q if ends else nq + q
+                krank[a] = q if ends[a] else nq + q
                 # (one whose bound passes `bound` comes after the loop below stops)
-                tries[a] = (useful and (ends or not consistent) and lbq[a] <= bound
+                tries[a] = (useful[a] and (ends[a] or not consistent) and lbq[a] <= bound
                             and (depth < 0 or lbw[a] <= depth))
                 sort_key[a] = (lbq[a] * wide + lbw[a]) * 2 * nq + krank[a]
             if stab.shape[0] > 1:  # one query per orbit: the first, as K ranks them
