@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, prange
 
 from sleuth.solver.infoset import threads
-from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys
+from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys, _keys
 
 BLOCK = 256  # queries counted side by side: (codes x BLOCK) counters stay in cache
 MAX_SET = 255  # the largest set read this way: every counter and sum fits in a byte
@@ -280,6 +280,22 @@ def _hashes_split(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray,
     nq = columns.shape[1]
     for k in prange(pieces):
         _hashes(columns, hyps, keys, k * nq // pieces, (k + 1) * nq // pieces)
+
+
+@njit(cache=True, nogil=True)
+def _distinct(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
+              columns: np.ndarray) -> np.ndarray:
+    """outcome_kernels.distinct_rows in one thread, in compiled code: the rows hashed by
+    column (`columns`, the table by hypothesis; none: no rows) where that pays, else
+    row by row."""
+    nq = codes.shape[0]
+    if columns.shape[0] and ROW_NS * active.shape[0] > HASH_NS * nq:  # (hashes_pay)
+        keys = np.empty(nq, dtype=np.uint32)
+        _hashes(columns, hyps, keys, 0, nq)
+        return _distinct_by_keys(codes, hyps, stops, active, keys[active])
+    hashes = np.empty(active.shape[0], dtype=np.uint64)
+    _keys(codes, hyps, stops, active, 0, active.shape[0], hashes)
+    return _distinct_by_keys(codes, hyps, stops, active, hashes)
 
 
 def hashes_pay(active: int, queries: int) -> bool:

@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from sleuth.solver.infoset.column_kernels import _distinct, column_pays
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
 from sleuth.solver.infoset.column_kernels import _scores as _scores_by_column
-from sleuth.solver.infoset.column_kernels import column_pays
-from sleuth.solver.infoset.outcome_kernels import _bounds, _count, _distinct_by_keys, _keys
+from sleuth.solver.infoset.outcome_kernels import _bounds, _count
 from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
 
@@ -298,9 +298,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             lbw = np.full(trials.shape[0], want_w, dtype=np.int64)
             krank = trials.copy()
         else:  # every query, one per way of parting the set, in the search's order
-            hashes = np.empty(active.shape[0], dtype=np.uint64)
-            _keys(codes, hyps, stops, active, 0, active.shape[0], hashes)
-            cand = _distinct_by_keys(codes, hyps, stops, active, hashes)
+            cand = _distinct(codes, hyps, stops, active, by_column[0])
             na = cand.shape[0]
             lbq, lbw, useful, ends = _scores(codes, stops, lb_total, lb_worst, hyps, cand,
                                              by_column)
