@@ -15,10 +15,12 @@ import pytest
 from sleuth.compiler import load_game
 from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.outcome_kernels import (
+    codes_met,
     distinct_rows,
     least_bounds,
     least_bounds_serial,
     least_bounds_split,
+    marked_counts,
     part_sizes,
 )
 from sleuth.solver.infoset.queries import Candidates
@@ -187,3 +189,23 @@ def test_a_forked_child_runs_split_passes():
     child forked after a split pass runs one too (GNU OpenMP's layer would hang here)."""
     done = subprocess.run([sys.executable, "-c", FORKED], timeout=120, cwd=ROOT)
     assert done.returncode == 0
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_the_codes_each_query_gives_and_the_secrets_it_ends_match_numpy(order):
+    """codes_met and marked_counts (the outcome table's stops, the kernel's `applies`)
+    against numpy fancy indexing, on a table stored by column (as built) or by row."""
+    rng = np.random.default_rng(7)
+    nq, nh, nc = 300, 500, 40
+    codes = rng.integers(0, nc - 5, size=(nq, nh))
+    codes[::2, 0], codes[1::2, -1] = nc - 2, nc - 1  # codes met once, first or last
+    codes = np.asarray(codes, dtype=np.uint8, order=order)
+    marks = rng.random((nq, nc)) < 0.3
+    marks[:, nc - 2:] = True
+    met = np.zeros((nq, nc), dtype=bool)
+    met[np.arange(nq)[:, None], codes] = True
+    assert np.array_equal(codes_met(codes, nc), met)
+    assert not met[:, nc - 5:nc - 2].any() and met[:, nc - 2:].sum() == nq
+    want = marks[np.arange(nq)[:, None], codes].sum(axis=1)
+    assert np.array_equal(marked_counts(codes, marks), want)
+    assert want.min() < want.max()

@@ -277,4 +277,28 @@ def _distinct_by_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     return active[keep]
 
 
-__all__ = ["distinct_rows", "least_bounds", "part_sizes"]
+@njit(cache=True, nogil=True)
+def codes_met(codes: np.ndarray, ncodes: int) -> np.ndarray:
+    """Which of `ncodes` codes each query's row of `codes` (queries x hypotheses) holds:
+    (queries x ncodes), read hypothesis by hypothesis (the table is stored so)."""
+    nq, nh = codes.shape
+    met = np.zeros((nq, ncodes), dtype=np.bool_)
+    for h in range(nh):
+        for q in range(nq):
+            met[q, codes[q, h]] = True
+    return met
+
+
+@njit(cache=True, nogil=True)
+def marked_counts(codes: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """For each query q (a row of `codes`, queries x hypotheses), how many hypotheses it
+    gives a code c with marks[q, c]."""
+    nq, nh = codes.shape
+    out = np.zeros(nq, dtype=np.int64)
+    for h in range(nh):
+        for q in range(nq):
+            out[q] += marks[q, codes[q, h]]
+    return out
+
+
+__all__ = ["codes_met", "distinct_rows", "least_bounds", "marked_counts", "part_sizes"]

@@ -67,11 +67,9 @@ class OutcomeTable:
         """Whether each query's feedback ends the game, at the codes it gives (False at
         the others): outcome_rows.stop_table per block (once per code for an action
         whose `stop_when` reads the feedback alone), kept where the query gives it."""
-        nq = len(self.queries)
-        given = np.zeros((nq, self.ncodes), dtype=bool)
-        for lo in range(0, nq, 256):  # (a block of rows at a time: bounded memory)
-            rows = np.arange(lo, min(nq, lo + 256))
-            given[rows[:, None], self.small[rows]] = True
+        from sleuth.solver.infoset.outcome_kernels import codes_met
+
+        given = codes_met(self.small, self.ncodes)  # (B&C: 0.20 s as numpy fancy indexing)
         start = 0
         for block in candidates.blocks:
             rows = slice(start, start + len(block.ranks))

@@ -39,7 +39,7 @@ from numba import njit
 from sleuth.solver.infoset.column_kernels import _distinct, column_pays
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
 from sleuth.solver.infoset.column_kernels import _scores as _scores_by_column
-from sleuth.solver.infoset.outcome_kernels import _bounds, _count
+from sleuth.solver.infoset.outcome_kernels import _bounds, _count, marked_counts
 from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
 
@@ -455,10 +455,7 @@ class CompiledSearch:
             return False
         codes, secret_of = table.small, search.secret_of
         rows = np.arange(len(codes))
-        ended = np.zeros(len(codes), dtype=np.int64)
-        for lo in range(0, len(codes), 256):  # (a block of rows at a time: bounded memory)
-            at = rows[lo:lo + 256]
-            ended[at] = table.stops[at[:, None], codes[at]].sum(axis=1)
+        ended = marked_counts(codes, table.stops)  # the secrets each query ends the game for
         own = secret_of >= 0
         names = table.stops[rows[own], codes[rows[own], secret_of[own]]]
         return bool(np.all(ended == own) and np.all(names))
