@@ -283,25 +283,26 @@ def _hashes_split(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
+def hashes_pay(active: int, queries: int) -> bool:
+    """Whether hashing every query's codes by column beats hashing `active` rows (by the
+    measured costs; both read the set's codes once per query)."""
+    return ROW_NS * active > HASH_NS * queries
+
+
+@njit(cache=True, nogil=True)
 def _distinct(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
               columns: np.ndarray) -> np.ndarray:
     """outcome_kernels.distinct_rows in one thread, in compiled code: the rows hashed by
     column (`columns`, the table by hypothesis; none: no rows) where that pays, else
     row by row."""
     nq = codes.shape[0]
-    if columns.shape[0] and ROW_NS * active.shape[0] > HASH_NS * nq:  # (hashes_pay)
+    if columns.shape[0] and hashes_pay(active.shape[0], nq):
         keys = np.empty(nq, dtype=np.uint32)
         _hashes(columns, hyps, keys, 0, nq)
         return _distinct_by_keys(codes, hyps, stops, active, keys[active])
     hashes = np.empty(active.shape[0], dtype=np.uint64)
     _keys(codes, hyps, stops, active, 0, active.shape[0], hashes)
     return _distinct_by_keys(codes, hyps, stops, active, hashes)
-
-
-def hashes_pay(active: int, queries: int) -> bool:
-    """Whether hashing every query's codes by column beats hashing `active` rows (by the
-    measured costs; both read the set's codes once per query)."""
-    return ROW_NS * active > HASH_NS * queries
 
 
 def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
