@@ -29,7 +29,10 @@ at a superset, or a symmetry's image, OptimalSearch.floor), so the least is the 
 `ColumnFloors.pays` says where the row-wise pass is cheaper instead: a set of more
 than MAX_SET, or few active queries against the whole table (a stabiliser's orbit
 representatives near the root). The distinct rows (`distinct_by_columns`) are hashed
-by column the same way. The answers are equal either way (tests/test_column_kernels.py).
+by column the same way. The exact kernel (optimal_kernel.py) reads a set's per-query
+scores from the same block pass (`_scores`, by `column_pays`) and finds its distinct
+queries with `_distinct` (by `hashes_pay`). The answers are equal either way
+(tests/test_column_kernels.py).
 """
 
 from __future__ import annotations
