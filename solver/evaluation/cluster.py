@@ -16,10 +16,7 @@ by compiled code that runs without the GIL.
 
 from __future__ import annotations
 
-import ctypes
-import os
 import queue
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, as_completed
@@ -29,6 +26,7 @@ from typing import Any
 
 from sleuth.compiler.api import Budget, Game, SleuthError, load_game, option, parse_overrides
 from sleuth.solver.evaluation.dispatch import Dispatcher
+from sleuth.solver.evaluation.heap import heap_as_usual, small_pages
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,9 @@ class Recipe:
             from sleuth.solver.infoset.queries import Candidates
             from sleuth.solver.strategies import make_strategy
 
-            _heap_as_usual()
+            if _in_worker():  # the process is the worker's: its heap is set up for it
+                heap_as_usual()
+                small_pages()
             game = load_game(self.spec, parse_overrides(self.overrides),
                              Budget(max_hypotheses=self.max_hypotheses,
                                     memory_mb=self.memory_mb), self.data_anywhere)
@@ -72,6 +72,17 @@ class Recipe:
         return _BUILT[self]
 
 
+def _in_worker() -> bool:
+    """Whether this runs in a Dask worker's task (not in a caller's own process)."""
+    try:
+        from distributed import get_worker
+
+        get_worker()
+    except (ImportError, ValueError):
+        return False
+    return True
+
+
 def _build(recipe: Recipe) -> None:
     """A worker's task: build the recipe (`Workers.prepare`)."""
     with recipe.built():
@@ -80,27 +91,6 @@ def _build(recipe: Recipe) -> None:
 
 _BUILT: dict[Recipe, tuple[Game, Any]] = {}
 _IN_USE = threading.RLock()  # held by the task using what this process built
-# glibc's limits once its dynamic thresholds have grown (32 MiB: its largest mmap one)
-_MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 64 << 20
-
-
-def _heap_as_usual() -> None:
-    """Undo, in a worker process, the `MALLOC_TRIM_THRESHOLD_` that Dask's nanny sets
-    before starting it (`distributed.nanny.pre-spawn-environ`, 64 KiB). Setting it turns
-    off glibc's dynamic thresholds, so every array of more than 128 KiB is mapped and
-    unmapped afresh: the exact search ran 1.6x slower in a worker than alone
-    (docs/solver.md, "The workers' heap"). Fixing both thresholds at the values the
-    dynamic ones reach gives the usual speed, however the worker was started
-    (`LocalCluster`, `dask worker`, a job queue). Nothing happens where the variable is
-    unset or the C library is not glibc."""
-    if "MALLOC_TRIM_THRESHOLD_" not in os.environ or not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, _MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
-        libc.mallopt(-1, _TRIM_THRESHOLD)  # M_TRIM_THRESHOLD
-    except (OSError, AttributeError):  # not glibc: its own allocator, nothing to undo
-        pass
 
 
 # A local scheduler's HTTP routes (no dashboard) on loopback, on a free port.

@@ -56,6 +56,11 @@ def cli() -> None:
         # them out of every walk. Its full walks of them cost 0.1 s of `sleuth evaluate`
         # on MM(4,6) (1.22 s to 1.11 s wall), 0.07 s of `sleuth check` (0.58 to 0.51 s).
         gc.freeze()
+        # ... and the arrays it makes from now on are not advised onto huge pages, whose
+        # faults stalled the builds (evaluation/heap.py)
+        from sleuth.solver.evaluation.heap import small_pages
+
+        small_pages()
     speak_as("cli")  # errors name options as flags while a command runs, then as keywords
     click.get_current_context().call_on_close(lambda: speak_as("api"))
 
