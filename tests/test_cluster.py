@@ -271,6 +271,29 @@ def test_the_bound_a_part_goes_ahead_with_lies_between_the_optimum_and_top_1(
     assert optimal_split.upper_bound(search(0), root) == top1
 
 
+def test_a_worker_builds_a_recipe_with_its_heap_set_up(local_scheduler):
+    """In a worker's task the recipe's build knows it runs in a worker, and leaves
+    NumPy's huge-page advice off (solver/evaluation/heap.py), whatever it was."""
+    from dask.distributed import Client
+
+    from sleuth.solver.evaluation import cluster
+    from tests.conftest import ROOT
+
+    recipe = cluster.Recipe(str(ROOT / "specs" / "mastermind.yaml"), ("pegs=2", "colours=3"),
+                            strategy="minimax", seed=os.getpid())  # not built there yet
+
+    def probe(recipe):
+        import numpy as np
+
+        core = getattr(np, "_core", None) or np.core
+        core.multiarray._set_madvise_hugepage(True)
+        recipe.build()
+        return cluster._in_worker(), core.multiarray._set_madvise_hugepage(True)
+
+    with Client(local_scheduler) as client:
+        assert client.submit(probe, recipe, pure=False).result() == (True, False)
+
+
 def test_tasks_start_in_the_order_they_are_sent(local_scheduler):
     """The workers take the tasks in the order sent, each the next as it becomes free,
     even while every worker is still busy with what `each` sent it (building its game):
@@ -377,30 +400,6 @@ def test_a_worker_with_several_threads_runs_its_tasks_one_at_a_time(monkeypatch,
         got = list(pool.map(lambda _: run(), range(4)))
     assert most == 1
     assert got == [(6, None, 0) if task == "solve_part" else ([1], None)] * 4
-
-
-def test_a_worker_undoes_the_nannys_heap_setting(monkeypatch):
-    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_ in every worker it starts; building a
-    recipe there sets glibc's two thresholds back to the values its dynamic ones
-    reach, and leaves the heap alone where the variable is unset."""
-    from sleuth.solver.evaluation import cluster
-
-    calls = []
-
-    class Libc:
-        def mallopt(self, option, value):
-            calls.append((option, value))
-            return 1
-
-    monkeypatch.setattr(cluster.ctypes, "CDLL", lambda name: Libc())
-    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
-    cluster._heap_as_usual()
-    assert calls == []
-    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
-    cluster._heap_as_usual()
-    expected = [(-3, 32 << 20), (-1, 64 << 20)] if cluster.sys.platform.startswith("linux") \
-        else []
-    assert calls == expected
 
 
 class _FakeClient:

@@ -14,6 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# The arena's hypothesis numbers: an index into the game's hypotheses, which no budget
+# lets pass 2^31 (half the memory of int64, and half the pages a worker's table touches)
+ARENA = np.int32
+
 
 @njit(cache=True, nogil=True)
 def set_hash(hyps: np.ndarray, depth: int) -> np.uint64:
@@ -105,7 +109,7 @@ class SetTable:
     def __init__(self, slots: int = 1 << 16, arena: int = 1 << 20):
         self.keys = np.zeros(slots, dtype=np.uint64)
         self.rows = np.zeros((slots, 6), dtype=np.int64)
-        self.arena = np.zeros(arena, dtype=np.int64)
+        self.arena = np.zeros(arena, dtype=ARENA)
         self.state = np.zeros(4, dtype=np.int64)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -131,7 +135,12 @@ class SetTable:
             rehash(self.keys, self.rows, keys, rows)
             self.keys, self.rows = keys, rows
         if 2 * (self.state[1] + n) > len(self.arena):
-            self.arena = np.concatenate([self.arena, np.zeros_like(self.arena)])
+            # only the part in use is copied: the rest is never read before it is
+            # written (`keep`), so the new array's pages are touched as it fills
+            used = int(self.state[1])
+            arena = np.empty(2 * len(self.arena), dtype=self.arena.dtype)
+            arena[:used] = self.arena[:used]
+            self.arena = arena
 
 
 __all__ = ["SetTable", "find", "keep", "known", "set_hash"]
