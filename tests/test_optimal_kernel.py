@@ -91,6 +91,31 @@ def test_a_table_that_grows_keeps_the_answers():
     assert small.plan(everyone, None) == want.plan(everyone, None)
 
 
+def test_every_set_kept_is_found_after_the_table_grows():
+    """Sets kept one by one in a table of a few slots and a small arena, grown whenever
+    it is full (as CompiledSearch.solve does): every set is then found with the value
+    kept for it, as a dict of the same sets says, and a set never kept is not."""
+    from sleuth.solver.strategies.optimal_table import keep, set_hash
+
+    rng = np.random.default_rng(7)
+    table, want = SetTable(slots=8, arena=16), {}
+    grown = 0
+    while len(want) < 300:
+        hyps = np.unique(rng.integers(0, 5_000, size=int(rng.integers(1, 40))))
+        depth = int(rng.integers(-1, 4))
+        value = int(rng.integers(0, 10_000))
+        keep(*table.arrays(), hyps, depth, np.uint64(set_hash(hyps, depth)), value, 3, 7)
+        while table.full:  # not kept: grow, then keep it again
+            table.grow(len(hyps))
+            grown += 1
+            keep(*table.arrays(), hyps, depth, np.uint64(set_hash(hyps, depth)), value, 3, 7)
+        want[hyps.tobytes(), depth] = value
+    assert grown >= 5
+    for (key, depth), value in want.items():
+        assert table.known(np.frombuffer(key, dtype=np.int64).copy(), depth) == (value, 3, 7)
+    assert table.known(np.array([5_001, 5_002]), 0) == (0, 0, -1)
+
+
 # A guess ends the game when the secret is one above it: at most one secret per query,
 # but never the one the query names (the kernel's K order and orbit argument need that).
 OFF_BY_ONE = """
