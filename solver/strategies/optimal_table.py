@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# The arena's hypothesis numbers: an index into the game's hypotheses, which no budget
-# lets pass 2^31 (half the memory of int64, and half the pages a worker's table touches)
+# The arena's hypothesis numbers, each an index into the game's hypotheses: the kernel
+# runs only on a dense outcome table (CompiledSearch.applies), which is far from 2^31
+# hypotheses (half the memory of int64, and half the pages a worker's table touches)
 ARENA = np.int32
 
 
