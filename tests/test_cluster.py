@@ -237,6 +237,42 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
     assert len(pool.ahead_sent) == len(pool.adopted) == sent_ahead and not pool.dropped
 
 
+def test_a_part_below_the_first_level_is_split_again_by_the_first_levels_share(
+        monkeypatch):
+    """Below the level where the split starts, a part is split again only when its cost
+    passes the workers' share of the first level's cost, not its own level's. MM(3,6)
+    on 2 workers, parts of 8 secrets or more split: the first query's 63 part is split
+    again (63^3 is more than half the first level's cost), but not that part's 18 part,
+    though 18^3 is more than half of its own level's. The result is the serial one."""
+    from sleuth.compiler import load_game
+    from sleuth.solver.evaluation.cluster import Recipe
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from tests.conftest import ROOT
+
+    spec, overrides = str(ROOT / "specs/mastermind.yaml"), {"pegs": 3, "colours": 6}
+    recipe = Recipe(spec, ("pegs=3", "colours=6"), strategy="optimal")
+    search = OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
+    real, levels = optimal_split._again, []
+
+    def again(sizes, share):
+        levels.append((sizes, share))
+        return real(sizes, share)
+
+    monkeypatch.setattr(optimal_split, "SPLIT", 8)
+    monkeypatch.setattr(optimal_split, "_again", again)
+    root = np.arange(216, dtype=np.int64)
+    tree, plan = optimal_split.split_solve(search, root, None, _Arrivals(lambda k: 0), recipe)
+    (first, share), (below, share_below) = levels
+    assert share == share_below == sum(n ** 3 for n in first) / 2
+    own = sum(n ** 3 for n in below) / 2
+    assert max(first) == 63 and 18 in below and own < 18 ** 3 < share
+    serial = OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
+    assert tree == serial.solve(root, None, NO_TREE - 1)
+    assert_every_set_is_serial(serial, root, None, plan)
+
+
 @pytest.mark.parametrize("game, overrides", [
     ("mastermind", {"pegs": 3, "colours": 3}), ("mastermind", {"pegs": 4, "colours": 4}),
     ("mastermind", {"pegs": 3, "colours": 5}), ("bulls-and-cows", {"digits": 3}),
@@ -337,7 +373,7 @@ def test_a_part_is_split_again_only_when_it_is_more_than_the_workers_share(worke
               "Bulls and Cows": [1440, 1260, 720, 480, 360, 264, 216, 180, 72, 24, 9, 8, 6]}
     counts = {"MM(4,8)": {1: 0, 2: 0, 3: 2, 8: 3}, "Bulls and Cows": {1: 0, 2: 1, 3: 2, 8: 2}}
     for game, sizes in firsts.items():
-        again = optimal_split._again(sizes, workers)
+        again = optimal_split._again(sizes, optimal_split._share(sizes, workers))
         total = sum(n ** 3 for n in sizes)
         assert again == [n >= optimal_split.SPLIT and n ** 3 * workers > total
                          for n in sizes]

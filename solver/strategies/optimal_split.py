@@ -4,8 +4,8 @@ and below.
 At the root set S, the search takes the useful queries in its usual order. The
 first query's parts (most of the work: its tree is usually the best) are solved
 exactly, largest first, each as one task; a part of at least SPLIT secrets whose cost
-is more than the workers' even share of the level's (`_again`) is split the same way
-at its own first level instead, so that one large part does not leave the other
+is more than the workers' even share of the first level's (`_again`) is split the same
+way at its own first level instead, so that one large part does not leave the other
 workers idle. Their total is a bound B. Every other query that could beat or
 tie that tree is then tried as the serial search tries it, part by part: raised to
 its parts' floors on the driver (`OptimalSearch.raised`) and dropped when they pass
@@ -77,19 +77,30 @@ def solve_part(recipe: Recipe, hyps: np.ndarray, depth: int | None,
         return got, plan, search.nodes - before
 
 
-def _again(sizes: list[int], workers: int) -> list[bool]:
+def _share(sizes: list[int], workers: int) -> float:
+    """FAIR times the workers' even share of the cost of the parts of these sizes."""
+    return FAIR * sum(n ** COST for n in sizes) / max(1, workers)
+
+
+def _again(sizes: list[int], share: float) -> list[bool]:
     """Which of a level's parts (their sizes) are split again: those of at least SPLIT
-    secrets whose cost passes FAIR times the workers' even share (see FAIR)."""
-    share = FAIR * sum(n ** COST for n in sizes) / max(1, workers)
+    secrets whose cost passes `share`, the workers' share of the first level's cost
+    where the split starts (`_share`; see FAIR). A part is split again to keep one
+    task from outlasting a worker's share of the whole split, so a level below the first
+    is measured against the first's share, not its own: Bulls and Cows' 1,440 part is
+    split again on 2 workers (54% of the first level's cost), but not its first query's
+    408 part, though that is 58% of its own level. Split again, the 408 part took 3.5 s
+    of 65 queries' tasks on the workers, each mostly a round trip; whole, 1.2 s."""
     return [n >= SPLIT and n ** COST > share for n in sizes]
 
 
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
                 workers: Workers, recipe: Recipe,
-                top: bool = True) -> tuple[tuple | None, dict[bytes, tuple]]:
+                share: float | None = None) -> tuple[tuple | None, dict[bytes, tuple]]:
     """The best tree at `hyps` within `depth` ((total, worst, query) or None when there is
-    none), solved on the workers, and the solved trees it is made of. `top`: whether this
-    is where the split starts (the next query's largest part is sent ahead there)."""
+    none), solved on the workers, and the solved trees it is made of. `share`: the
+    workers' share of the first level's cost (`_again`), given below the level where the
+    split starts; None there (the next query's largest part is sent ahead there)."""
     with _DRIVER:
         if search.terminal(hyps):
             return (0, 0, -1), {}
@@ -105,7 +116,10 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     row = search.table.row(int(scored[i]), hyps)
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
-    again = _again([len(p) for p in parts], workers.size)
+    top = share is None
+    if top:
+        share = _share([len(p) for p in parts], workers.size)
+    again = _again([len(p) for p in parts], share)
     whole = [(recipe, p, child, NO_TREE - 1)
              for p, a in zip(parts, again, strict=True) if not a]
     # where the split starts, the part sent ahead goes once every worker has one of
@@ -119,7 +133,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     large = [p for p, a in zip(parts, again, strict=True) if a]
     with ThreadPoolExecutor(max(1, len(large))) as pool:
         split = list(pool.map(
-            lambda p: split_solve(search, p, child, workers, recipe, False), large))
+            lambda p: split_solve(search, p, child, workers, recipe, share), large))
     # (tree or None, its plan, no nodes: the split counts its own)
     got = [(*t, 0) for t in split] + workers.results(small)
     with _DRIVER:
