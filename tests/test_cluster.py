@@ -319,12 +319,11 @@ def test_a_worker_builds_a_recipe_with_its_heap_set_up(local_scheduler):
                             strategy="minimax", seed=os.getpid())  # not built there yet
 
     def probe(recipe):
-        import numpy as np
+        from sleuth.solver.evaluation.heap import huge_page_switch
 
-        core = getattr(np, "_core", None) or np.core
-        core.multiarray._set_madvise_hugepage(True)
+        huge_page_switch()(True)
         recipe.build()
-        return cluster._in_worker(), core.multiarray._set_madvise_hugepage(True)
+        return cluster._in_worker(), huge_page_switch()(True)
 
     with Client(local_scheduler) as client:
         assert client.submit(probe, recipe, pure=False).result() == (True, False)

@@ -8,15 +8,13 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from sleuth.solver.evaluation import cluster, heap
 from tests.conftest import ROOT
 
 SPEC = str(ROOT / "specs" / "mastermind.yaml")
-_CORE = getattr(np, "_core", None) or np.core
-SWITCH = _CORE.multiarray._set_madvise_hugepage
+SWITCH = heap.huge_page_switch()
 
 
 @pytest.fixture
@@ -27,8 +25,8 @@ def advice(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     calls: list[bool] = []
     before = SWITCH(True)
     SWITCH(before)
-    monkeypatch.setattr(_CORE.multiarray, "_set_madvise_hugepage",
-                        lambda on: calls.append(bool(on)) or before)
+    monkeypatch.setattr(heap, "huge_page_switch",
+                        lambda: lambda on: calls.append(bool(on)) or before)
     yield calls
     SWITCH(before)
 
@@ -60,11 +58,10 @@ def test_the_installed_command_runs_with_the_advice_off():
     """In a process of its own: NumPy's switch, set back on afterwards, returns the
     value the command left (off), and stays on where the user asked for it."""
     probe = ("import runpy, sys\n"
-             "import numpy as np\n"
-             "core = getattr(np, '_core', None) or np.core\n"
+             "from sleuth.solver.evaluation.heap import huge_page_switch\n"
              f"sys.argv = ['sleuth', 'check', {SPEC!r}]\n"
              "runpy.run_module('sleuth', run_name='__main__')\n"
-             "print('advice', core.multiarray._set_madvise_hugepage(True))\n")
+             "print('advice', huge_page_switch()(True))\n")
     env = {k: v for k, v in os.environ.items() if k != heap.HUGE_PAGES_VARIABLE}
 
     def left(extra: dict[str, str]) -> str:

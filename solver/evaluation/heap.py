@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Callable
 
 # glibc's limits once its dynamic thresholds have grown (32 MiB: its largest mmap one)
 _MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 64 << 20
@@ -32,14 +33,21 @@ def small_pages() -> bool:
     it nothing happens."""
     if HUGE_PAGES_VARIABLE in os.environ:
         return False
-    import numpy as np
-
-    core = getattr(np, "_core", None) or getattr(np, "core", None)
-    switch = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+    switch = huge_page_switch()
     if switch is None:
         return False
     switch(False)
     return True
+
+
+def huge_page_switch() -> Callable[[bool], bool] | None:
+    """NumPy's run-time switch of its huge-page advice (on or off for the arrays made
+    from then on; it returns the setting it replaced), or None where this NumPy lacks
+    it. It is private, in `numpy._core` from NumPy 2 and `numpy.core` before."""
+    import numpy as np
+
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    return getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
 
 
 def heap_as_usual() -> None:
@@ -61,4 +69,4 @@ def heap_as_usual() -> None:
         pass
 
 
-__all__ = ["HUGE_PAGES_VARIABLE", "heap_as_usual", "small_pages"]
+__all__ = ["HUGE_PAGES_VARIABLE", "heap_as_usual", "huge_page_switch", "small_pages"]
