@@ -87,10 +87,11 @@ def _again(sizes: list[int], share: float) -> list[bool]:
     secrets whose cost passes `share`, the workers' share of the first level's cost
     where the split starts (`_share`; see FAIR). A part is split again to keep one
     task from outlasting a worker's share of the whole split, so a level below the first
-    is measured against the first's share, not its own: Bulls and Cows' 1,440 part is
-    split again on 2 workers (54% of the first level's cost), but not its first query's
-    408 part, though that is 58% of its own level. Split again, the 408 part took 3.5 s
-    of 65 queries' tasks on the workers, each mostly a round trip; whole, 1.2 s."""
+    is measured against the first's share, not its own: another game's 1,440 part (see
+    FAIR) is split again on 2 workers (54% of the first level's cost), but not its first
+    query's 408 part, though that is 58% of its own level. Split again, the 408 part
+    took 3.5 s of 65 queries' tasks on the workers, each mostly a round trip; whole,
+    1.2 s (docs/results.md)."""
     return [n >= SPLIT and n ** COST > share for n in sizes]
 
 
