@@ -117,10 +117,11 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     row = search.table.row(int(scored[i]), hyps)
     parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
                    key=len, reverse=True)
+    sizes = [len(p) for p in parts]
     top = share is None
     if top:
-        share = _share([len(p) for p in parts], workers.size)
-    again = _again([len(p) for p in parts], share)
+        share = _share(sizes, workers.size)
+    again = _again(sizes, share)
     whole = [(recipe, p, child, NO_TREE - 1)
              for p, a in zip(parts, again, strict=True) if not a]
     # where the split starts, the part sent ahead goes once every worker has one of
