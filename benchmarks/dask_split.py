@@ -11,13 +11,17 @@ commands, as one would on several machines:
 
     dask scheduler --host 127.0.0.1 --port P --no-dashboard
     NUMBA_NUM_THREADS=1 DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False \
-        dask worker tcp://127.0.0.1:P --nworkers 1 --nthreads 1 --no-dashboard   (N times)
+        dask worker tcp://127.0.0.1:P --nworkers 1 --nthreads 1 --no-dashboard \
+        --preload sleuth.solver.evaluation.preload                               (N times)
 
 and the split run is `sleuth evaluate ... --scheduler tcp://127.0.0.1:P`; the cluster
 is stopped at the end. The split run's time then includes building the game in each
-worker, not starting the processes.
+worker, not starting the processes: a worker imports Sleuth as it starts (the preload,
+as docs/solver.md starts a cluster's workers), and `--no-preload` leaves that to its
+first task, as before 2026-11-29.
 
     python benchmarks/dask_split.py [--workers 2] [--cases small|all] [--case NAME] [--real]
+                                    [--no-preload]
 
 Cases: MM(4,4) and MM(4,6) optimal (the search split at its first level and below),
 MM(4,6) optimal-worst, MM(5,8) minimax (the subtrees one query down walked on the
@@ -51,6 +55,7 @@ CASES = {
     "MM(4,8) optimal": ["mastermind", "--set", "colours=8", "--strategy", "optimal"],
     "Bulls and Cows optimal": ["bulls-and-cows", "--strategy", "optimal"],
 }
+PRELOAD = "sleuth.solver.evaluation.preload"  # what a worker imports as it starts
 SMALL = ("MM(4,4) optimal", "MM(4,6) optimal")
 ALL = ("MM(4,4) optimal", "MM(4,6) optimal", "MM(4,6) optimal-worst", "MM(5,8) minimax")
 
@@ -69,9 +74,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def real_cluster(workers: int) -> Iterator[str]:
+def real_cluster(workers: int, preload: bool = True) -> Iterator[str]:
     """A `dask scheduler` and `workers` `dask worker` processes, each started as its own
-    command on loopback; their address; all stopped on leaving."""
+    command on loopback (importing Sleuth as it starts, unless not `preload`); their
+    address; all stopped on leaving."""
     from dask.distributed import Client
 
     port = free_port()
@@ -83,8 +89,9 @@ def real_cluster(workers: int) -> Iterator[str]:
         # one core each (solver/infoset/threads.py), no sampling profiler (cluster.py)
         one_core = {**os.environ, "NUMBA_NUM_THREADS": "1",
                     "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+        loads = ["--preload", PRELOAD] if preload else []
         procs += [subprocess.Popen(["dask", "worker", address, "--nworkers", "1", "--nthreads",
-                                    "1", "--no-dashboard", "--host", "127.0.0.1"],
+                                    "1", "--no-dashboard", "--host", "127.0.0.1", *loads],
                                    env=one_core, **quiet)
                   for _ in range(workers)]
         with Client(address, timeout=60) as client:
@@ -105,6 +112,8 @@ def main() -> None:
     parser.add_argument("--case", action="append", help="one case by name (repeatable)")
     parser.add_argument("--real", action="store_true",
                         help="start `dask scheduler` and `dask worker` as separate commands")
+    parser.add_argument("--no-preload", dest="preload", action="store_false",
+                        help="with --real: the workers import Sleuth at their first task")
     args = parser.parse_args()
     names = tuple(args.case) if args.case else SMALL if args.cases == "small" else ALL
     for name in names:
@@ -113,8 +122,8 @@ def main() -> None:
     where = "real" if args.real else "local"
     print(f"{'case':<24} {'total':>8} {'worst':>5} {'serial s':>9} {'1 core s':>9} "
           f"{f'{args.workers} {where} workers s':>18} {'speed-up':>9} {'vs 1 core':>9}")
-    with tempfile.TemporaryDirectory() as tmp, \
-            (real_cluster(args.workers) if args.real else contextlib.nullcontext()) as address:
+    cluster = real_cluster(args.workers, args.preload) if args.real else contextlib.nullcontext()
+    with tempfile.TemporaryDirectory() as tmp, cluster as address:
         split_with = ["--scheduler", address] if args.real else ["--workers", str(args.workers)]
         for name in names:
             serial_tree, split_tree = Path(tmp) / "serial.json", Path(tmp) / "split.json"

@@ -329,6 +329,37 @@ def test_a_worker_builds_a_recipe_with_its_heap_set_up(local_scheduler):
         assert client.submit(probe, recipe, pure=False).result() == (True, False)
 
 
+@pytest.mark.parametrize("preload", [True, False])
+def test_a_worker_started_with_the_preload_has_imported_sleuth(preload):
+    """`dask worker ADDR --preload sleuth.solver.evaluation.preload` (docs/solver.md)
+    imports the modules of the split's tasks as the worker starts, before any task;
+    without it they are not there until a task needs them."""
+    import subprocess
+    import sys
+
+    from dask.distributed import Client, LocalCluster
+
+    from sleuth.solver.evaluation.preload import MODULES
+
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=None,
+                      host="127.0.0.1", silence_logs=50,
+                      scheduler_kwargs=LOOPBACK_HTTP) as cluster:
+        loads = ["--preload", "sleuth.solver.evaluation.preload"] if preload else []
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", cluster.scheduler_address,
+             "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
+             *loads], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with Client(cluster.scheduler_address) as client:
+                client.wait_for_workers(1, timeout=60)
+                # a builtin, so that nothing of Sleuth travels with the question
+                found = client.run(eval, f"[m in __import__('sys').modules for m in {MODULES}]")
+        finally:
+            worker.terminate()
+            worker.wait(timeout=60)
+    assert list(found.values()) == [[preload] * len(MODULES)]
+
+
 def test_tasks_start_in_the_order_they_are_sent(local_scheduler):
     """The workers take the tasks in the order sent, each the next as it becomes free,
     even while every worker is still busy with what `each` sent it (building its game):
