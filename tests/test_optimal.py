@@ -187,6 +187,30 @@ def test_the_optimum_over_consistent_guesses_equals_brute_force(pegs, colours, s
     assert (total, worst) == want == proven
 
 
+# Goddard's table of the least average number of guesses r(n, k), n pegs and k colours
+# ("Mastermind revisited", 2004, as reproduced in Sebastian Pokutta's "Mastermind - five
+# questions do suffice", 2011), every cell given there, to three decimals
+GODDARD = {(2, 2): "2", (3, 2): "2.250", (4, 2): "2.750", (5, 2): "3.031", (6, 2): "3.500",
+           (7, 2): "3.875", (2, 3): "2.333", (3, 3): "2.704", (4, 3): "3.037",
+           (5, 3): "3.358", (2, 4): "2.813", (3, 4): "3.219", (4, 4): "3.535",
+           (2, 5): "3.240", (3, 5): "3.608", (4, 5): "3.941"}
+
+
+def test_goddards_table_of_optimal_averages():
+    """Every cell of Goddard's table is Sleuth's proven optimum over the secrets, rounded
+    half up to the table's places (docs/results.md)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    mm = str(ROOT / "specs" / "mastermind.yaml")
+    got = {}
+    for (pegs, colours), printed in GODDARD.items():
+        total = sleuth_value(mm, {"pegs": pegs, "colours": colours}, "optimal")[0]
+        places = Decimal(1).scaleb(-len(printed.partition(".")[2]))
+        got[pegs, colours] = str((Decimal(total) / colours ** pegs).quantize(
+            places, rounding=ROUND_HALF_UP))
+    assert got == GODDARD
+
+
 def test_the_published_optimal_logical_strategies():
     """supermastermind/playonline ("Optimal strategy", optimal_strategy.html) publishes the
     best strategies that only guess possible codes (its "optimal logical strategy"): for
