@@ -165,6 +165,10 @@ class _Arrivals:
     def results(self, done):
         return done
 
+    def take_opening(self):
+        taken, self.opening = getattr(self, "opening", []), []
+        return taken
+
     def flow(self):
         return _Flow(self)
 
@@ -235,6 +239,73 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
     # none goes)
     sent_ahead = int(depth is None and game == "mastermind")
     assert len(pool.ahead_sent) == len(pool.adopted) == sent_ahead and not pool.dropped
+
+
+def _opening_case():
+    from sleuth.compiler import load_game
+    from sleuth.solver.evaluation.cluster import Recipe
+    from sleuth.solver.infoset.queries import Candidates
+    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from tests.conftest import ROOT
+
+    spec, overrides = str(ROOT / "specs/mastermind.yaml"), {"pegs": 3, "colours": 5}
+    recipe = Recipe(spec, tuple(f"{k}={v}" for k, v in overrides.items()), strategy="optimal")
+
+    def search():
+        return OptimalSearch(Candidates(load_game(spec, overrides), "any"), 0)
+
+    serial = search()
+    root = np.arange(serial.game.hypotheses.size, dtype=np.int64)
+    return recipe, search(), serial, root, serial.solve(root, None, NO_TREE - 1)
+
+
+def test_the_workers_start_the_first_parts_the_driver_sends(local_scheduler, monkeypatch):
+    """`prepare(recipe, opening=True)` (as `evaluate` calls it) puts each worker's first
+    part in line as the workers build the game (`open_part`): the parts the driver's
+    split would send first, found in the worker from the prior. The driver takes them
+    (one for each of the 2 workers, each checked to be its own part) and sends none of
+    them again; the split's tree is the serial one."""
+    from sleuth.solver.evaluation.cluster import Workers
+    from sleuth.solver.strategies import optimal_split
+
+    recipe, search, serial, root, want = _opening_case()
+    matched, real = [], optimal_split._checked
+
+    def spy(workers, results, tasks, adopted):
+        matched.append([results[k] is not None and results[k][0] == tasks[k][1].tobytes()
+                        for k in range(adopted)])
+        return real(workers, results, tasks, adopted)
+
+    monkeypatch.setattr(optimal_split, "_checked", spy)
+    with Workers(scheduler=local_scheduler) as workers:
+        workers.prepare(recipe, opening=True)
+        assert len(workers.opening) == workers.size == 2
+        tree, plan = optimal_split.split_solve(search, root, None, workers, recipe)
+        assert workers.take_opening() == []  # taken once
+    assert matched == [[True, True]]
+    assert tree == want
+    assert_every_set_is_serial(serial, root, None, plan)
+
+
+@pytest.mark.parametrize("opening", ["other parts", "none", "more than the workers"])
+def test_an_opening_that_is_not_the_drivers_is_solved_again(opening):
+    """A worker's opening result that is not the part the driver sends there (another
+    part, or none) is not used: the driver solves that part itself, and the tree is the
+    serial one. Openings beyond the parts sent first are cancelled."""
+    from sleuth.solver.strategies import optimal_split
+
+    recipe, search, serial, root, want = _opening_case()
+    pool = _Arrivals(lambda k: 0)
+    parts = optimal_split.opening(serial, root, pool.size)
+    assert len(parts) == pool.size
+    fake = [(p.tobytes(), ("wrong", None, 0)) for p in parts]
+    pool.opening = {"other parts": fake[::-1], "none": [None, None],
+                    "more than the workers": [optimal_split.open_part(recipe, k, pool.size)
+                                              for k in range(pool.size)] + ["spare"]}[opening]
+    tree, plan = optimal_split.split_solve(search, root, None, pool, recipe)
+    assert tree == want
+    assert_every_set_is_serial(serial, root, None, plan)
+    assert pool.dropped == (["spare"] if opening == "more than the workers" else [])
 
 
 def test_a_part_below_the_first_level_is_split_again_by_the_first_levels_share(

@@ -133,6 +133,7 @@ class Workers:
         # the tasks wait here and go one per free worker, in the order sent (dispatch.py)
         self.line = Dispatcher(self.client, self.addresses)
         self.preparing: list[Any] = []  # the futures of `prepare`
+        self.opening: list[Future] = []  # the strategy's first tasks (`prepare`)
 
     def map(self, fn: Callable[..., Any], items: Iterable[tuple],
             done: Callable[[int, Any], None] | None = None) -> list[Any]:
@@ -151,12 +152,25 @@ class Workers:
         its future, for a flow made later to take (`Flow.adopt`), or `cancel`."""
         return self.line.put(fn, *args)
 
-    def prepare(self, recipe: Recipe) -> None:
+    def prepare(self, recipe: Recipe, opening: bool = False) -> None:
         """Every worker builds the recipe's game and strategy now, before its first task
         (and while the caller builds its own): the futures are kept until `close`, as a
         future dropped cancels its task. A build that fails is heard again by the task
-        that builds the same recipe."""
+        that builds the same recipe. With `opening`, the strategy's first tasks go in
+        line now too (`Strategy.opening`: from the prior, as `evaluate` starts), for the
+        strategy to take (`take_opening`)."""
         self.preparing += self.each(_build, recipe)
+        if opening:
+            from sleuth.solver.strategies import strategy_class
+
+            self.opening = [self.line.put(fn, *args) for fn, args in
+                            strategy_class(recipe.strategy).opening(recipe, self.size)]
+
+    def take_opening(self) -> list[Future]:
+        """The futures of the opening `prepare` sent, once (then none): their results are
+        the strategy's to check and use."""
+        taken, self.opening = self.opening, []
+        return taken
 
     def each(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
         """fn(*args) once on every worker the line sends to, outside the line, before the
@@ -192,6 +206,7 @@ class Workers:
     def close(self) -> None:
         self.line.close()
         self.preparing.clear()
+        self.opening.clear()
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()

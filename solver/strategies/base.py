@@ -7,6 +7,7 @@ query that is still a possible secret, then the first in canonical order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,6 +202,14 @@ class Strategy:
         (an exact search splits its first level), and then `evaluate` walks the tree
         here. False: `evaluate` splits the tree's first levels over the workers."""
         return False
+
+    @classmethod
+    def opening(cls, recipe: Any, workers: int) -> list[tuple[Callable[..., Any], tuple]]:
+        """The tasks (function, arguments) a pool of `workers` may start as it builds
+        `recipe`, before the command has built its own strategy: what its `share` will
+        ask of them first, worked out in the worker from the prior (an exact search's
+        first parts). None here."""
+        return []
 
     def proven(self, belief: AnyBelief) -> dict[str, Any] | None:
         """What the strategy proves about play from `belief` (an exact search: the optimal

@@ -4,6 +4,7 @@ optimal_search.py (optimal_lies.py against lies)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -53,10 +54,34 @@ class Optimal(ListedStrategy):
     def share(self, workers: Any, recipe: Any) -> bool:
         """Split the search's first level over the workers (optimal_split.py); not under
         a history rule, whose sets carry the queries allowed."""
-        if self.scored is not None or self.search.rules is not None:
+        if not self._splits():
             return False
         self.workers, self.recipe = workers, recipe
         return True
+
+    def _splits(self) -> bool:
+        return self.scored is None and self.lie_search is None and self.search.rules is None
+
+    @classmethod
+    def opening(cls, recipe: Any, workers: int) -> list[tuple[Callable[..., Any], tuple]]:
+        """Each worker's first part of the split from the prior (optimal_split.open_part),
+        worked out in the worker as it builds; not under the least worst case first,
+        whose split starts from a depth budget."""
+        if cls.worst_first:
+            return []
+        from sleuth.solver.strategies.optimal_split import open_part
+
+        return [(open_part, (recipe, k, workers)) for k in range(workers)]
+
+    def split_root(self) -> np.ndarray | None:
+        """The hypotheses the split starts at when `evaluate` plays every secret from the
+        prior (as `value` sorts them), or None when this search does not split."""
+        if not self._splits():
+            return None
+        from sleuth.solver.infoset.backends import ENUMERATED, prior_belief
+
+        listed = self.prepared(prior_belief(self.candidates.game, ENUMERATED))
+        return np.sort(listed.index).astype(np.int64)
 
     def value(self, belief: AnyBelief) -> tuple[int, int]:
         """The proven (total, worst case) from this belief."""

@@ -28,7 +28,11 @@ the other worker idle for the last 16 s); sent after all the first query's parts
 started at 12.5 s of a 33 s split and ended it, the other worker idle for 2.5 s.
 
 The workers take the tasks in the order they are sent, each the next as it becomes
-free (evaluation/dispatch.py).
+free (evaluation/dispatch.py). Where `evaluate` splits from the prior, each worker's
+first part is in line before the driver has built its own game (`open_part`): the
+worker finds it itself, as `opening` finds the parts in any process that built the same
+game, and the driver takes its result once it has checked that the part is the one it
+would send.
 """
 
 from __future__ import annotations
@@ -114,9 +118,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     # The first query: its parts in parallel, largest first, each solved exactly (a large
     # one split again, in a thread of its own, while the small ones run).
     i = order[0]  # a position in `scored`
-    row = search.table.row(int(scored[i]), hyps)
-    parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
-                   key=len, reverse=True)
+    parts = _first_parts(search, hyps, i, going, scored)
     sizes = [len(p) for p in parts]
     top = share is None
     if top:
@@ -125,9 +127,11 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     whole = [(recipe, p, child, NO_TREE - 1)
              for p, a in zip(parts, again, strict=True) if not a]
     # where the split starts, the part sent ahead goes once every worker has one of
-    # these (the largest), before the rest of them
+    # these (the largest), before the rest of them; the workers may have started those
+    # already, as they built the game (`open_part`)
     head = workers.size if top else len(whole)
-    small = workers.submit(solve_part, whole[:head])
+    opened = workers.take_opening() if top and depth is None else []
+    small = _adopted(workers, opened, whole[:head])
     with _DRIVER:
         early = _ahead(search, hyps, depth, workers, recipe, order, going, scored) if top \
             else None
@@ -137,7 +141,8 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         split = list(pool.map(
             lambda p: split_solve(search, p, child, workers, recipe, share), large))
     # (tree or None, its plan, no nodes: the split counts its own)
-    got = [(*t, 0) for t in split] + workers.results(small)
+    got = [(*t, 0) for t in split] + _checked(workers, workers.results(small), whole,
+                                              min(len(opened), head))
     with _DRIVER:
         search.nodes += sum(g[2] for g in got)
     best: tuple | None = None
@@ -151,6 +156,70 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
         return None, {}
     tree = (best[0], best[1], best[3])
     return tree, {**plan, hyps.tobytes(): tree}
+
+
+def _first_parts(search: OptimalSearch, hyps: np.ndarray, i: int, going: np.ndarray,
+                 scored: np.ndarray) -> list[np.ndarray]:
+    """The going parts of the query at position i of `scored` (`ordered`), largest
+    first."""
+    row = search.table.row(int(scored[i]), hyps)
+    return sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
+                  key=len, reverse=True)
+
+
+def opening(search: OptimalSearch, hyps: np.ndarray, workers: int) -> list[np.ndarray]:
+    """The parts `split_solve` sends first where the split starts at `hyps` with no depth
+    budget, in the order sent: the first query's parts not split again, largest first,
+    one for each of `workers` (fewer when there are fewer). Every process that built the
+    same game finds the same ones."""
+    if search.terminal(hyps):
+        return []
+    stab = None if search.symmetry is None else search.symmetry.stabiliser(hyps)
+    order, _, _, _, going, scored = search.ordered(hyps, None, stab)
+    if not order:
+        return []
+    parts = _first_parts(search, hyps, order[0], going, scored)
+    sizes = [len(p) for p in parts]
+    again = _again(sizes, _share(sizes, workers))
+    return [p for p, a in zip(parts, again, strict=True) if not a][:workers]
+
+
+def open_part(recipe: Recipe, k: int, workers: int) -> tuple[bytes, tuple] | None:
+    """A worker's first task, sent as it starts building the game (`Optimal.opening`),
+    before the driver has built its own and found the parts: the k-th part `opening`
+    gives at the prior, solved as `solve_part` solves it, with the part's bytes for the
+    driver to check that it is the one it sends (`_checked`). None where there is none
+    or the search does not split. The driver's first parts reached MM(4,8)'s workers
+    0.5 s after their builds had ended (docs/results.md)."""
+    with recipe.built() as (_, strategy):
+        hyps = strategy.split_root()
+        parts = [] if hyps is None else opening(strategy.search, hyps, workers)
+    if k >= len(parts):
+        return None
+    return parts[k].tobytes(), solve_part(recipe, parts[k], None, NO_TREE - 1)
+
+
+def _adopted(workers: Workers, opened: list[Any], tasks: list[tuple]) -> list[Any]:
+    """The futures of a level's first `tasks`: the opening's (`open_part`), one for
+    each of the first tasks, the rest sent now; the opening's futures left over are
+    cancelled."""
+    workers.cancel(opened[len(tasks):])
+    sent = iter(workers.submit(solve_part, tasks[len(opened):]))
+    return [opened[k] if k < len(opened) else next(sent) for k in range(len(tasks))]
+
+
+def _checked(workers: Workers, results: list[Any], tasks: list[tuple],
+             adopted: int) -> list[tuple]:
+    """`results` of `tasks` (`_adopted`), the first `adopted` from the opening: each
+    with its part's bytes, checked against the task's part; a part not the one sent
+    here (or none) is solved now, as if sent here."""
+    out = list(results)
+    for k in range(adopted):
+        if out[k] is not None and out[k][0] == tasks[k][1].tobytes():
+            out[k] = out[k][1]
+        else:
+            out[k] = workers.results(workers.submit(solve_part, [tasks[k]]))[0]
+    return out
 
 
 class _Early:
@@ -365,4 +434,5 @@ def least_depth_split(search: OptimalSearch, hyps: np.ndarray, workers: Workers,
     return d, None, {}
 
 
-__all__ = ["least_depth_split", "solve_part", "split_solve", "upper_bound"]
+__all__ = ["least_depth_split", "open_part", "opening", "solve_part", "split_solve",
+           "upper_bound"]

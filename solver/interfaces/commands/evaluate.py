@@ -62,8 +62,8 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     # the workers build the strategy while this process does
     pool = Workers(workers, scheduler) if workers or scheduler else None
     try:
-        if pool is not None:
-            pool.prepare(recipe)
+        if pool is not None:  # (from the prior: its opening, unless told a first query)
+            pool.prepare(recipe, opening=first_text is None and secrets is None)
         strategy = make_from_options(game, opts)
         root = prior_belief(game, backend)
         first = None if first_text is None else opening(game, first_text)
