@@ -287,25 +287,31 @@ def test_the_workers_start_the_first_parts_the_driver_sends(local_scheduler, mon
     assert_every_set_is_serial(serial, root, None, plan)
 
 
-@pytest.mark.parametrize("opening", ["other parts", "none", "more than the workers"])
+@pytest.mark.parametrize("opening", ["other parts", "none", "more than the workers",
+                                     "more workers than parts"])
 def test_an_opening_that_is_not_the_drivers_is_solved_again(opening):
     """A worker's opening result that is not the part the driver sends there (another
     part, or none) is not used: the driver solves that part itself, and the tree is the
-    serial one. Openings beyond the parts sent first are cancelled."""
+    serial one. Openings beyond the parts sent first are cancelled, and with more
+    workers than parts the workers left without one have none."""
     from sleuth.solver.strategies import optimal_split
 
     recipe, search, serial, root, want = _opening_case()
-    pool = _Arrivals(lambda k: 0)
+    pool = _Arrivals(lambda k: 0, size=16 if opening == "more workers than parts" else 2)
     parts = optimal_split.opening(serial, root, pool.size)
-    assert len(parts) == pool.size
+    going = len(optimal_split.opening(serial, root, 1000))  # (MM(3,5): none split again)
+    assert len(parts) == min(pool.size, going) and 2 < going < 16
     fake = [(p.tobytes(), ("wrong", None, 0)) for p in parts]
+    opens = [optimal_split.open_part(recipe, k, pool.size) for k in range(pool.size)]
     pool.opening = {"other parts": fake[::-1], "none": [None, None],
-                    "more than the workers": [optimal_split.open_part(recipe, k, pool.size)
-                                              for k in range(pool.size)] + ["spare"]}[opening]
+                    "more than the workers": opens + ["spare"],
+                    "more workers than parts": opens}[opening]
     tree, plan = optimal_split.split_solve(search, root, None, pool, recipe)
     assert tree == want
     assert_every_set_is_serial(serial, root, None, plan)
-    assert pool.dropped == (["spare"] if opening == "more than the workers" else [])
+    assert pool.dropped == {"more than the workers": ["spare"],
+                            "more workers than parts": opens[going:]}.get(opening, [])
+    assert opens[going:] == [None] * (pool.size - going)
 
 
 def test_a_part_below_the_first_level_is_split_again_by_the_first_levels_share(

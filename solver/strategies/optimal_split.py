@@ -132,6 +132,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     head = workers.size if top else len(whole)
     opened = workers.take_opening() if top and depth is None else []
     small = _adopted(workers, opened, whole[:head])
+    adopted = min(len(opened), len(small))
     with _DRIVER:
         early = _ahead(search, hyps, depth, workers, recipe, order, going, scored) if top \
             else None
@@ -142,7 +143,7 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
             lambda p: split_solve(search, p, child, workers, recipe, share), large))
     # (tree or None, its plan, no nodes: the split counts its own)
     got = [(*t, 0) for t in split] + _checked(workers, workers.results(small), whole,
-                                              min(len(opened), head))
+                                              adopted)
     with _DRIVER:
         search.nodes += sum(g[2] for g in got)
     best: tuple | None = None
