@@ -72,3 +72,19 @@ def sampled_hypotheses(name: str, k: int = 12) -> list[dict]:
 @pytest.fixture(params=[p.stem for p in SPECS])
 def spec_name(request) -> str:
     return request.param
+
+
+@pytest.fixture(scope="module")
+def local_scheduler():
+    """One local Dask cluster for the module (tests/test_cluster.py and
+    test_optimal_split.py), reached through --scheduler."""
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+
+    from sleuth.solver.evaluation.cluster import LOOPBACK_HTTP
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None, host="127.0.0.1", silence_logs=50,
+                           scheduler_kwargs=LOOPBACK_HTTP)
+    yield cluster.scheduler_address
+    cluster.close()
