@@ -61,7 +61,8 @@ def brute_mastermind(pegs: int, colours: int, worst_first: bool,
 
     @cache
     def cost(secrets: frozenset) -> tuple[int, int]:
-        guesses = sorted(secrets) if consistent else codes  # any query, secret or not
+        # the codes still possible, or any query, secret or not
+        guesses = sorted(secrets) if consistent else codes
         trees = [after(guess, secrets) for guess in guesses]
         return min((t for t in trees if t is not None), key=order)
 

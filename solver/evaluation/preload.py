@@ -25,13 +25,12 @@ MODULES = (
 )
 
 
-def load() -> list[str]:
-    """Import MODULES in this process; their names."""
+def load() -> None:
+    """Import MODULES in this process."""
     import importlib
 
     for name in MODULES:
         importlib.import_module(name)
-    return list(MODULES)
 
 
 def dask_setup(worker: Any) -> None:

@@ -118,12 +118,8 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     # The first query: its parts in parallel, largest first, each solved exactly (a large
     # one split again, in a thread of its own, while the small ones run).
     i = order[0]  # a position in `scored`
-    parts = _first_parts(search, hyps, i, going, scored)
-    sizes = [len(p) for p in parts]
     top = share is None
-    if top:
-        share = _share(sizes, workers.size)
-    again = _again(sizes, share)
+    parts, again, share = _first_level(search, hyps, i, going, scored, share, workers.size)
     whole = [(recipe, p, child, NO_TREE - 1)
              for p, a in zip(parts, again, strict=True) if not a]
     # where the split starts, the part sent ahead goes once every worker has one of
@@ -159,13 +155,19 @@ def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
     return tree, {**plan, hyps.tobytes(): tree}
 
 
-def _first_parts(search: OptimalSearch, hyps: np.ndarray, i: int, going: np.ndarray,
-                 scored: np.ndarray) -> list[np.ndarray]:
-    """The going parts of the query at position i of `scored` (`ordered`), largest
-    first."""
+def _first_level(search: OptimalSearch, hyps: np.ndarray, i: int, going: np.ndarray,
+                 scored: np.ndarray, share: float | None,
+                 workers: int) -> tuple[list[np.ndarray], list[bool], float]:
+    """The going parts of the query at position i of `scored` (`ordered`), largest first;
+    which of them are split again (`_again`); and the share they are measured against:
+    `share`, or where the split starts (None) the workers' share of these parts."""
     row = search.table.row(int(scored[i]), hyps)
-    return sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
-                  key=len, reverse=True)
+    parts = sorted((hyps[row == c] for c in np.flatnonzero(going[i]).tolist()),
+                   key=len, reverse=True)
+    sizes = [len(p) for p in parts]
+    if share is None:
+        share = _share(sizes, workers)
+    return parts, _again(sizes, share), share
 
 
 def opening(search: OptimalSearch, hyps: np.ndarray, workers: int) -> list[np.ndarray]:
@@ -179,9 +181,7 @@ def opening(search: OptimalSearch, hyps: np.ndarray, workers: int) -> list[np.nd
     order, _, _, _, going, scored = search.ordered(hyps, None, stab)
     if not order:
         return []
-    parts = _first_parts(search, hyps, order[0], going, scored)
-    sizes = [len(p) for p in parts]
-    again = _again(sizes, _share(sizes, workers))
+    parts, again, _ = _first_level(search, hyps, order[0], going, scored, None, workers)
     return [p for p, a in zip(parts, again, strict=True) if not a][:workers]
 
 
