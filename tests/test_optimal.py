@@ -354,7 +354,9 @@ def test_trees_are_written_and_verified(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:  # the same tree does not fit another game
         sleuth(["verify-tree", str(tree), "mastermind", "--set", "pegs=3", "--set",
                 "colours=4"])
-    assert stop.value.code == 1 and "no branch for this feedback" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert stop.value.code == 1 and "no branch for this feedback" in err
+    assert "hint: the tree was written for another game: --set colours=3" in err
     doc = json.loads(tree.read_text())
     doc["total"] = 72  # a false claim
     tree.write_text(json.dumps(doc))

@@ -175,13 +175,21 @@ def verify_tree_command(tree_file: str, spec: str, as_json: bool, **kwargs: Any)
             from None
     except RecursionError:
         raise SleuthError(f"{tree_file}: JSON nested too deeply to read") from None
-    got = verify_tree(game, document)
+    # a tree may be checked against another game than its own (does the free game's
+    # tree keep a rule?), so other params are no error; a failure names them
+    other = _written_for(game, document)
+    try:
+        got = verify_tree(game, document)
+    except SleuthError as err:
+        if other:
+            err.hint = "; ".join(filter(None, (err.hint, other)))
+        raise
     claimed = {k: document[k] for k in ("total", "worst") if k in document}
     line = (f"{tree_file}: every one of {counted(got['secrets'], 'secret')} is reached; total "
             f"{got['total']:,}, average {got['total'] / got['secrets']:.4f}, worst "
             f"{got['worst']}")
     if claimed and claimed != {k: got[k] for k in claimed}:
-        raise SleuthError(line + f"; the file claims {claimed}")
+        raise SleuthError(line + f"; the file claims {claimed}", hint=other)
     if claimed:
         line += " (as the file claims)"
     if "queries_before_known" in got:
@@ -193,6 +201,21 @@ def verify_tree_command(tree_file: str, spec: str, as_json: bool, **kwargs: Any)
                                "average": got["total"] / got["secrets"], "claimed": claimed}))
     else:
         click.echo(line)
+
+
+def _written_for(game: Any, document: dict) -> str | None:
+    """Where the tree file's params (written by `evaluate --tree`) differ from the game's
+    here: the `--set` options that give its own game, as a hint; else None."""
+    wanted = document.get("params")
+    if not isinstance(wanted, dict):
+        return None
+    have = json.loads(json.dumps(dict(game.model.params), default=str))
+    differ = {k: v for k, v in wanted.items() if have.get(k) != v}
+    if not differ:
+        return None
+    sets = " ".join(f"--set {k}={v if isinstance(v, str) else json.dumps(v)}"
+                    for k, v in differ.items())
+    return f"the tree was written for another game: {sets}"
 
 
 def _typed(game: Any, query: dict) -> dict:
