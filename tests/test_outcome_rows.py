@@ -197,3 +197,28 @@ def test_the_dense_table_is_kept_one_byte_a_code_and_never_widened_by_the_search
         row = table.row(q, hyps)
         assert row.dtype == np.int64 and np.array_equal(row, wide[q, hyps])
         assert np.array_equal(table.counts(hyps)[q], np.bincount(row, minlength=table.ncodes))
+
+
+def test_a_search_made_on_demand_says_so_with_the_budget_that_gives_the_table(capsys):
+    """A command's optimal search whose dense table is over the budget prints a note on
+    stderr with the least budget that holds the table: at that budget the table is
+    dense and nothing is printed, and at one MiB less the codes are still made on
+    demand."""
+    import re
+
+    from sleuth.solver.interfaces.options import make_from_options
+
+    def made(mb: int):
+        game = load_game(SPECS / "mastermind.yaml", {"pegs": 4, "colours": 5},
+                         Budget(memory_mb=mb))
+        return make_from_options(game, {"strategy": "optimal", "guesses": "any", "seed": 0})
+
+    strategy = made(1)
+    err = " ".join(capsys.readouterr().err.split())  # (the console wraps long lines)
+    assert isinstance(strategy.search.table, OutcomeRows)
+    assert err.startswith("note: the dense table") and "over the 1 MiB budget" in err
+    enough = int(re.search(r"(?:--memory-mb|memory_mb) (\d+) or more", err).group(1))
+    assert isinstance(made(enough).search.table, OutcomeTable)
+    assert capsys.readouterr().err == ""
+    assert isinstance(made(enough - 1).search.table, OutcomeRows)
+    assert "note:" in capsys.readouterr().err

@@ -32,6 +32,8 @@ CHUNK_SHARE = 8  # a computed block of codes takes at most memory_mb / CHUNK_SHA
 class OutcomeRows:
     """The outcome table's interface over codes made on demand (see the module's text)."""
 
+    note: str | None = None  # why it was made, and what it costs (outcomes.searched_table)
+
     def __init__(self, candidates: Candidates, cache: CodeMatrix | RowCache):
         from sleuth.solver.infoset.symmetry import LIMIT, detect
 

@@ -26,6 +26,8 @@ class OutcomeTable:
     (`stop_when`), and the game's symmetries when its one query block can be a secret:
     what the exact searches (optimal, lookahead) work from."""
 
+    note: str | None = None  # what a user should know of it (none: the dense table)
+
     def __init__(self, candidates: Candidates):
         from sleuth.solver.infoset.symmetry import detect
 
@@ -167,6 +169,11 @@ def searched_table(candidates: Candidates) -> OutcomeTable | OutcomeRows:
         raise too_large(candidates, need, ", and codes made on demand need one block of "
                         "queries that can be secrets, a proved symmetry, no history rule "
                         "and no until_indistinguishable goal")
+    rows.note = (f"the dense table of codes needs {need / 2**20:,.0f} MiB, over the "
+                 f"{candidates.game.budget.memory_mb} MiB budget: codes are made on demand "
+                 f"and the search runs without its compiled kernel, many times slower "
+                 f"(MM(4,7): 86 s against 4.4 s); {option('memory_mb')} "
+                 f"{-(-need // 2**20)} or more gives it the table")
     return rows
 
 

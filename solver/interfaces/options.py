@@ -118,7 +118,13 @@ def make_from_options(game: Game, opts: dict[str, Any]) -> Strategy:
         takes = ", ".join(o.flag for o in STRATEGIES[name].options().values())
         raise SleuthError(f"{flags} does not apply to --strategy {name}",
                           hint=f"{name} takes {takes or 'no options'}")
-    return make_strategy(name, Candidates(game, opts["guesses"]), opts["seed"], **given)
+    strategy = make_strategy(name, Candidates(game, opts["guesses"]), opts["seed"], **given)
+    notes = strategy.notes()
+    if notes:
+        console = make_console(stderr=True)
+        for note in notes:
+            console.print(f"note: {note}.")
+    return strategy
 
 
 def make_console(stderr: bool = False):

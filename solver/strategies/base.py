@@ -196,6 +196,12 @@ class Strategy:
         its time grows with; None for strategies bounded otherwise (a time budget)."""
         return None
 
+    def notes(self) -> list[str]:
+        """What a user should know before this strategy runs, each a sentence (a command
+        prints them on stderr as `note:` lines): a fallback it took that costs time, say.
+        None here."""
+        return []
+
     def share(self, workers: Any, recipe: Any) -> bool:
         """Take a pool of workers (evaluation/cluster.py) for the strategy's own search,
         with the recipe that builds this strategy again in a worker; True if it does

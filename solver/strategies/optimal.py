@@ -38,6 +38,7 @@ class Optimal(ListedStrategy):
         super().__init__(candidates, seed, **options)
         self.lie_search: Any = None
         self.scored: Any = None  # a search of a game scored otherwise (rounds, a cover)
+        self.search: OptimalSearch | None = None  # the search of every other game
         if candidates.game.model.lies is not None:
             self.lie_search = make_lie_search(candidates, self.worst_first, self.top)
             return
@@ -50,6 +51,11 @@ class Optimal(ListedStrategy):
         self.plan: dict[bytes, tuple] = {}  # trees solved on workers: set -> (total, worst, q)
         self.workers: Any = None
         self.recipe: Any = None
+
+    def notes(self) -> list[str]:
+        """The search table's note, where it made codes on demand (outcomes.py)."""
+        note = None if self.search is None else self.search.table.note
+        return [] if note is None else [note]
 
     def share(self, workers: Any, recipe: Any) -> bool:
         """Split the search's first level over the workers (optimal_split.py); not under
