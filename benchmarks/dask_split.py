@@ -21,7 +21,12 @@ as docs/solver.md starts a cluster's workers), and `--no-preload` leaves that to
 first task, as before 2026-11-29.
 
     python benchmarks/dask_split.py [--workers 2] [--cases small|all] [--case NAME] [--real]
-                                    [--no-preload]
+                                    [--no-preload] [--repeat N]
+
+`--repeat N` runs each case's three commands N times, one round after another (serial,
+one core, split), and prints every round's ratios, then the medians. The machine's
+speed drifts between runs (the same serial MM(4,8) took 34.8-41.0 s in one session),
+so one round's ratio moves with it; the medians of rounds taken side by side move less.
 
 Cases: MM(4,4) and MM(4,6) optimal (the search split at its first level and below),
 MM(4,6) optimal-worst, MM(5,8) minimax (the subtrees one query down walked on the
@@ -37,6 +42,7 @@ import contextlib
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,6 +120,8 @@ def main() -> None:
                         help="start `dask scheduler` and `dask worker` as separate commands")
     parser.add_argument("--no-preload", dest="preload", action="store_false",
                         help="with --real: the workers import Sleuth at their first task")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of the three runs per case, then their medians")
     args = parser.parse_args()
     names = tuple(args.case) if args.case else SMALL if args.cases == "small" else ALL
     for name in names:
@@ -126,16 +134,30 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, cluster as address:
         split_with = ["--scheduler", address] if args.real else ["--workers", str(args.workers)]
         for name in names:
-            serial_tree, split_tree = Path(tmp) / "serial.json", Path(tmp) / "split.json"
-            one_tree = Path(tmp) / "one.json"
-            serial = timed(CASES[name], serial_tree)
-            one = timed(CASES[name], one_tree, {**os.environ, "NUMBA_NUM_THREADS": "1"})
-            split = timed([*CASES[name], *split_with], split_tree)
-            a, b = json.loads(serial_tree.read_text()), json.loads(split_tree.read_text())
-            if a != b or json.loads(one_tree.read_text()) != a:
-                raise SystemExit(f"{name}: the three runs' trees are not all the same")
-            print(f"{name:<24} {a['total']:>8,} {a['worst']:>5} {serial:>9.1f} {one:>9.1f} "
-                  f"{split:>18.1f} {serial / split:>9.2f} {one / split:>9.2f}", flush=True)
+            rounds = [_round(name, Path(tmp), split_with) for _ in range(args.repeat)]
+            if args.repeat > 1:
+                serial, one, split = (statistics.median(r[k] for r in rounds) for k in range(3))
+                print(f"{'  median of ' + str(args.repeat):<24} {'':>8} {'':>5} {serial:>9.1f}"
+                      f" {one:>9.1f} {split:>18.1f} "
+                      f"{statistics.median(r[0] / r[2] for r in rounds):>9.2f} "
+                      f"{statistics.median(r[1] / r[2] for r in rounds):>9.2f}"
+                      "  (the ratios: medians of the rounds')", flush=True)
+
+
+def _round(name: str, tmp: Path, split_with: list[str]) -> tuple[float, float, float]:
+    """One round of a case: serial, one core, split; their trees checked equal, the times
+    printed with the ratios, and returned."""
+    serial_tree, split_tree = tmp / "serial.json", tmp / "split.json"
+    one_tree = tmp / "one.json"
+    serial = timed(CASES[name], serial_tree)
+    one = timed(CASES[name], one_tree, {**os.environ, "NUMBA_NUM_THREADS": "1"})
+    split = timed([*CASES[name], *split_with], split_tree)
+    a, b = json.loads(serial_tree.read_text()), json.loads(split_tree.read_text())
+    if a != b or json.loads(one_tree.read_text()) != a:
+        raise SystemExit(f"{name}: the three runs' trees are not all the same")
+    print(f"{name:<24} {a['total']:>8,} {a['worst']:>5} {serial:>9.1f} {one:>9.1f} "
+          f"{split:>18.1f} {serial / split:>9.2f} {one / split:>9.2f}", flush=True)
+    return serial, one, split
 
 
 if __name__ == "__main__":
