@@ -474,6 +474,7 @@ def test_a_settled_set_is_the_full_searchs_answer(spec, overrides, symmetry, mon
 
 @pytest.mark.parametrize("name", ["mastermind-4-6-optimal.json", "mastermind-6-4-optimal.json",
                                   "mastermind-8-3-optimal.json", "mastermind-4-9-optimal.json",
+                                  "mastermind-5-6-optimal.json",
                                   "bulls-and-cows-optimal.json"])
 def test_a_published_optimal_tree_plays_as_it_claims(name):
     """docs/results.md publishes these trees as proven optima: each one, replayed secret
