@@ -8,6 +8,7 @@ demand from still refuses, with the budget in the message.
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 from pathlib import Path
 
@@ -204,8 +205,6 @@ def test_a_search_made_on_demand_says_so_with_the_budget_that_gives_the_table(ca
     stderr with the least budget that holds the table: at that budget the table is
     dense and nothing is printed, and at one MiB less the codes are still made on
     demand."""
-    import re
-
     from sleuth.solver.interfaces.options import make_from_options
 
     def made(mb: int):

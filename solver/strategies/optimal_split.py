@@ -212,14 +212,16 @@ def _adopted(workers: Workers, opened: list[Any], tasks: list[tuple]) -> list[An
 def _checked(workers: Workers, results: list[Any], tasks: list[tuple],
              adopted: int) -> list[tuple]:
     """`results` of `tasks` (`_adopted`), the first `adopted` from the opening: each
-    with its part's bytes, checked against the task's part; a part not the one sent
-    here (or none) is solved now, as if sent here."""
+    with its part's bytes, checked against the task's part; the parts not the ones sent
+    here (or none) are solved now, side by side, as if sent here."""
     out = list(results)
-    for k in range(adopted):
-        if out[k] is not None and out[k][0] == tasks[k][1].tobytes():
-            out[k] = out[k][1]
-        else:
-            out[k] = workers.results(workers.submit(solve_part, [tasks[k]]))[0]
+    wrong = [k for k in range(adopted)
+             if out[k] is None or out[k][0] != tasks[k][1].tobytes()]
+    for k in set(range(adopted)) - set(wrong):
+        out[k] = out[k][1]
+    again = workers.results(workers.submit(solve_part, [tasks[k] for k in wrong]))
+    for k, got in zip(wrong, again, strict=True):
+        out[k] = got
     return out
 
 
