@@ -20,6 +20,15 @@ first, excluded), and "wall" for the whole process with its start-up. The C
 solver's: the wall time of its process. Both run
 single-threaded here, one after the other, on the same machine.
 
+Sleuth's modules are byte-compiled first (into the checkout's `__pycache__` folders,
+as `benchmarks/startup.py` does), as an installed package has them: a checkout run
+with PYTHONDONTWRITEBYTECODE (this machine sets it) would otherwise compile its
+sources in every process, 0.1-0.3 s of the wall time. The first line printed says
+whether SciPy is installed: when it is, numba imports `scipy.linalg` at its first
+compiled call (to know whether BLAS is there), which adds 0.1-0.2 s to Sleuth's
+in-process time. SciPy is not one of Sleuth's dependencies, so a fresh install has
+the faster figure.
+
     python benchmarks/arfst23.py [--arfst23 PATH] [--colours 6,7] [--criteria optimal,worst]
 
 Targets (issue 33, 2 cores): MM(4,6) optimal <= 0.7 s in-process and <= 1.5 s wall;
@@ -29,6 +38,7 @@ MM(4,7) <= 60 s; MM(4,8) 20,471 in <= 10 minutes, and optimal-worst 6 with 20,47
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import shutil
@@ -117,6 +127,13 @@ def main() -> None:
         raise SystemExit(f"{opts.arfst23}: no mastermind.c (an arfst23/Mastermind checkout)")
     if opts.arfst23 is not None and shutil.which("gcc") is None:
         raise SystemExit("gcc is needed to build the C solver")
+    # bytecode, as `pip install` writes it for a package
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "compiler", "solver"], cwd=ROOT,
+                   check=True, capture_output=True)
+    scipy = importlib.util.find_spec("scipy") is not None
+    print(f"Python {sys.version.split()[0]}; Sleuth's bytecode compiled first; SciPy "
+          + ("installed (numba imports scipy.linalg at its first compiled call)" if scipy
+             else "not installed"))
     print(f"{'size':<8} {'criterion':<14} {'Sleuth':>16} {'in-process':>11} {'wall':>8}"
           f" {'arfst23':>16} {'wall':>8} {'C/Sleuth':>9}")
     with tempfile.TemporaryDirectory() as tmp:
