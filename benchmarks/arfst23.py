@@ -97,6 +97,8 @@ def build(source: Path, colours: int, depth: int, where: Path) -> Path:
     if n != 1:
         raise SystemExit(f"{source / 'mastermind.c'}: no 'printsolution(row);' line in main")
     folder = where / f"mm4-{colours}-{depth}"
+    if (folder / "mastermind").is_file():  # built already (both criteria share a depth)
+        return folder / "mastermind"
     folder.mkdir()
     (folder / "mastermind.c").write_text(text)
     subprocess.run(["gcc", "-std=c99", "-O3", "-march=native", "-funroll-loops",

@@ -88,3 +88,63 @@ def local_scheduler():
                            scheduler_kwargs=LOOPBACK_HTTP)
     yield cluster.scheduler_address
     cluster.close()
+
+
+@pytest.fixture
+def client(tmp_path):
+    """`sleuth serve`'s app behind Starlette's test client, its sessions in `tmp_path`
+    (`client.sessions`): tests/test_serve.py and tests/test_serve_boards.py."""
+    from starlette.testclient import TestClient
+
+    from sleuth.solver.interfaces.web.app import create_app
+
+    app = create_app([], tmp_path)
+    with TestClient(app) as c:
+        c.sessions = tmp_path
+        yield c
+    app.state.jobs.close()
+
+
+# the browser tests (tests/test_browser.py, tests/test_browser_boards.py): Debian's
+# Chromium, headless, driven by Playwright; a server per module, sessions in a scratch
+# folder
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def site():
+    """`sleuth serve`'s app on a loopback port: (its URL, its sessions folder)."""
+    import tempfile
+
+    from sleuth.solver.interfaces.web.app import create_app, serving
+
+    sessions = Path(tempfile.mkdtemp(prefix="sleuth-web-"))
+    with serving(create_app([], sessions)) as url:
+        yield url, sessions
+    shutil.rmtree(sessions, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, launched by Playwright (no browser is downloaded)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    """A fresh page; `page.errors` collects its script errors and dialogs."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("dialog", lambda d: (errors.append("dialog: " + d.message), d.dismiss()))
+    pg.errors = errors
+    yield pg
+    context.close()
+
