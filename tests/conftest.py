@@ -108,8 +108,9 @@ def client(tmp_path):
 # the browser tests (tests/test_browser.py, tests/test_browser_boards.py): Debian's
 # Chromium, headless, driven by Playwright; a server per module, sessions in a scratch
 # folder
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
