@@ -170,11 +170,11 @@ def searched_table(candidates: Candidates) -> OutcomeTable | OutcomeRows:
                         "queries that can be secrets, a proved symmetry, no history rule "
                         "and no until_indistinguishable goal")
     # (the compiled kernel, optimal_kernel.py, reads the dense table only)
-    rows.note = (f"the dense table of codes needs {need / 2**20:,.0f} MiB, over the "
+    mib = -(-need // 2**20)  # the least budget that holds the table
+    rows.note = (f"the dense table of codes needs {mib:,} MiB, over the "
                  f"{candidates.game.budget.memory_mb} MiB budget: codes are made on demand, "
                  f"which can be many times slower (MM(4,7)'s optimal search: 86 s against "
-                 f"4.4 s); {option('memory_mb')} {-(-need // 2**20)} or more gives the "
-                 f"search the table")
+                 f"4.4 s); {option('memory_mb')} {mib} or more gives the search the table")
     return rows
 
 

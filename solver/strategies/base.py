@@ -199,7 +199,7 @@ class Strategy:
     def notes(self) -> list[str]:
         """What a user should know before this strategy runs, each a sentence (a command
         prints them on stderr as `note:` lines): a fallback it took that costs time, say.
-        None here."""
+        None here (an empty list)."""
         return []
 
     def share(self, workers: Any, recipe: Any) -> bool:
