@@ -10,20 +10,20 @@ LIMIT = 50_000  # elements listed at most (symmetry.py: more are kept as transpo
 
 
 @njit(cache=True, nogil=True)
-def _composed_keys(gens: np.ndarray, elements: np.ndarray, probe: np.ndarray,
-                   weights: np.ndarray) -> np.ndarray:
-    """A hash of gens[g][elements[f]] for every element f and generator g (row f * G +
-    g), never forming the compositions: a random linear form over the images of the
-    hypotheses `probe`, wrapping modulo 2^64."""
+def _composed_keys(gens: np.ndarray, images: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """A hash of gens[g][e] for every element e and generator g (row f * G + g), never
+    forming the compositions: a random linear form over e's images of the probed
+    hypotheses (`images[f]`, as the elements' own are kept beside them), wrapping
+    modulo 2^64."""
     ng = gens.shape[0]
-    keys = np.empty(elements.shape[0] * ng, dtype=np.uint64)
-    for f in range(elements.shape[0]):
-        e = elements[f]
+    keys = np.empty(images.shape[0] * ng, dtype=np.uint64)
+    for f in range(images.shape[0]):
+        e = images[f]
         for g in range(ng):
             gen = gens[g]
             h = np.uint64(0)
-            for i in range(probe.shape[0]):
-                h += np.uint64(gen[e[probe[i]]]) * weights[i]
+            for i in range(e.shape[0]):
+                h += np.uint64(gen[e[i]]) * weights[i]
             keys[f * ng + g] = h
     return keys
 
@@ -87,10 +87,16 @@ def _closure_by(hyps: list[np.ndarray], queries: list[np.ndarray] | None, probe:
         out_h = np.empty((room, nh), dtype=dtype)
         out_q = out_h if queries is None else np.empty((room, gq.shape[1]), dtype=dtype)
     out_h[0], out_q[0] = np.arange(nh), np.arange(gq.shape[1])
-    seen = _composed_keys(out_h[:1], out_h[:1], probe, weights)
+    # each element's images of the probed hypotheses, kept beside it: the hashes read
+    # those few (two cache lines an element, MM(4,8)) rather than the element's row;
+    # with every hypothesis probed they are the elements themselves
+    every = len(probe) == nh
+    images = out_h if every else np.empty((len(out_h), len(probe)), dtype=dtype)
+    images[0] = probe
+    seen = _composed_keys(out_h[:1], images[:1], weights)  # the identity
     lo, hi = 0, 1  # the frontier: elements lo..hi-1
     while hi > lo and hi < limit:
-        keys = _composed_keys(gh, out_h[lo:hi], probe, weights)
+        keys = _composed_keys(gh, images[lo:hi], weights)
         _, first = np.unique(keys, return_index=True)
         first = np.sort(first)  # each new key's first composition, in (f, g) order
         first = first[~np.isin(keys[first], seen)][:limit - hi]
@@ -99,11 +105,15 @@ def _closure_by(hyps: list[np.ndarray], queries: list[np.ndarray] | None, probe:
             out_h = np.concatenate([out_h, np.empty((grow - len(out_h), nh), dtype)])
             out_q = out_h if queries is None else np.concatenate(
                 [out_q, np.empty((grow - len(out_q), gq.shape[1]), dtype)])
+            images = out_h if every else np.concatenate(
+                [images, np.empty((grow - len(images), len(probe)), dtype)])
         seen = np.concatenate([seen, keys[first]])
         # element f, then generator g: gh[g][h_f]
         _compose(gh, out_h[lo:hi], first, out_h[hi:hi + len(first)])
         if queries is not None:
             _compose(gq, out_q[lo:hi], first, out_q[hi:hi + len(first)])
+        if not every:
+            _compose(gh, images[lo:hi], first, images[hi:hi + len(first)])
         lo, hi = hi, hi + len(first)
     return out_h[:hi], out_q[:hi]
 
