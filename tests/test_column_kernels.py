@@ -103,6 +103,14 @@ def test_the_column_pass_matches_numpy(seed):
         for pieces in (1, 2, 3):
             assert floors.least(hyps, allowed, NO_TREE, pieces) == want
     assert above >= 3  # the queries' bounds decide, not the set's own
+    # with only queries that lump the whole set together allowed, none is useful
+    hyps = np.arange(min(nh // 2, MAX_SET), dtype=np.int64)
+    counts = np.stack([np.bincount(codes[i, hyps], minlength=nc) for i in range(nq)])
+    lumps = np.where(stops, 0, counts).max(axis=1) == len(hyps)
+    assert lumps.any()
+    want = numpy_least(codes, hyps, stops, lb_total, lb_worst, lumps)
+    assert want == (NO_TREE, NO_TREE)
+    assert floors.least(hyps, lumps, NO_TREE, 1) == want
     none = np.zeros(nq, dtype=bool)
     assert floors.least(np.arange(5, dtype=np.int64), none, NO_TREE, 1) == (NO_TREE, NO_TREE)
 

@@ -89,35 +89,6 @@ class Shape:
 
 
 @njit(cache=True, nogil=True)
-def _count_by_code(columns: np.ndarray, hyps: np.ndarray, count: np.ndarray, start: int,
-                   w: int) -> None:
-    """Add the part sizes of queries start..start+w-1 at `hyps` to `count` (codes x
-    queries), code by code: for each code, the queries whose code it is, four secrets
-    at a time (compare and add in byte lanes, where adding at each query's code
-    cannot be vectorised)."""
-    nc, n = count.shape[0], hyps.shape[0]
-    one, zero = np.uint8(1), np.uint8(0)
-    j = 0
-    while j + 4 <= n:
-        s0, s1 = columns[hyps[j], start:start + w], columns[hyps[j + 1], start:start + w]
-        s2, s3 = columns[hyps[j + 2], start:start + w], columns[hyps[j + 3], start:start + w]
-        for c in range(nc):
-            counts, code = count[c], np.uint8(c)
-            for r in range(w):
-                counts[r] += ((one if s0[r] == code else zero)
-                              + (one if s1[r] == code else zero)
-                              + (one if s2[r] == code else zero)
-                              + (one if s3[r] == code else zero))
-        j += 4
-    for i in range(j, n):  # the last one to three
-        s0 = columns[hyps[i], start:start + w]
-        for c in range(nc):
-            counts, code = count[c], np.uint8(c)
-            for r in range(w):
-                counts[r] += one if s0[r] == code else zero
-
-
-@njit(cache=True, nogil=True)
 def column_pays(n: int, rows: int, queries: int, codes: int) -> bool:
     """Whether reading all `queries` of the table by column (`codes` codes) beats
     reading `rows` of them row by row at a set of n, by the measured costs."""
@@ -135,47 +106,6 @@ def _lanes(nc: int, nknots: int) -> tuple:
 
 
 @njit(cache=True, nogil=True)
-def _block(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
-           b: np.int32, knots: np.ndarray, gains: np.ndarray, nk: int, start: int, w: int,
-           lanes: tuple) -> None:
-    """Queries start..start+w-1 at `hyps`: each one's secrets in going parts, going
-    parts, largest going part and size bound's sum over them (without the set's own n),
-    into `lanes` (`_lanes`). `nk`: the knots below n (the others add 0)."""
-    count, inside, parts, largest, excess, total = lanes
-    n, nc = hyps.shape[0], going.shape[0]
-    count[:, :w] = 0
-    if nc <= BY_CODE:
-        _count_by_code(columns, hyps, count, start, w)
-    else:
-        for j in range(n):
-            column = columns[hyps[j]]
-            for r in range(w):
-                count[column[start + r], r] += 1
-    inside[:w] = 0
-    parts[:w] = 0
-    largest[:w] = 0
-    excess[:nk, :w] = 0
-    for c in range(nc):
-        counts, goes = count[c], going[c, start:start + w]  # goes: 255, or 0 at a stop
-        for r in range(w):
-            k = counts[r] & goes[r]
-            inside[r] += k
-            parts[r] += k != 0
-            largest[r] = largest[r] if largest[r] > k else k
-        for t in range(nk):
-            knot, over = np.uint8(knots[t]), excess[t]
-            for r in range(w):
-                k = counts[r] & goes[r]
-                over[r] += k - knot if k > knot else np.uint8(0)
-    for r in range(w):
-        total[r] = a * np.int32(inside[r]) + b * np.int32(parts[r])
-    for t in range(nk):
-        g, over = gains[t], excess[t]
-        for r in range(w):
-            total[r] += g * np.int32(over[r])
-
-
-@njit(cache=True, nogil=True)
 def _below(knots: np.ndarray, n: int) -> int:
     """How many knots are below n (a knot at n or above adds 0 at a set of n)."""
     nk = 0
@@ -185,25 +115,96 @@ def _below(knots: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
-           b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
-           lb_worst: np.ndarray, allowed: np.ndarray, none: int, lo: int,
-           hi: int) -> tuple[int, int]:
-    """The least bounds over the allowed useful queries lo..hi-1 (not yet raised to the
-    set's own size bounds), block by block; ends once both reach those."""
-    n = hyps.shape[0]
-    lanes = _lanes(going.shape[0], knots.shape[0])
-    largest, total = lanes[3], lanes[5]
+def _pass(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
+          b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
+          lb_worst: np.ndarray, allowed: np.ndarray, none: int, lo: int, hi: int,
+          out: np.ndarray) -> tuple[int, int]:
+    """The queries lo..hi-1 at `hyps`, a block of BLOCK at a time: for each, its secrets
+    in going parts, its going parts, its largest going part and its size bound's sum
+    over them (in the lanes, `_lanes`). With `out` (4 x queries), each query's scores are
+    written there, as `_scores` gives them; with `out` empty, the least bounds over the
+    allowed useful queries are returned (not yet raised to the set's own size bounds),
+    and the pass ends once both reach those (`_least`).
+
+    The blocks are counted here, in one function, with no call inside the loop: a call
+    given arrays (and an array view) takes and drops a reference count on each, two
+    atomic calls. A call per block cost MM(4,7) 4.6% of its time in those calls (its
+    floors are read by column 251,708 times, up to ten blocks each; docs/results.md,
+    "Reference counts")."""
+    n, nc = hyps.shape[0], going.shape[0]
+    count, inside, parts, largest, excess, total = _lanes(nc, knots.shape[0])
     nk = _below(knots, n)
+    scores = out.shape[0] > 0
     best_total, best_worst = none, none
     top, size = np.int32(2**31 - 1), np.uint8(n)
+    one, zero = np.uint8(1), np.uint8(0)
     for start in range(lo, hi, BLOCK):
         w = min(hi, start + BLOCK) - start
-        _block(columns, hyps, going, a, b, knots, gains, nk, start, w, lanes)
-        least, deepest = top, np.uint8(255)
-        ok = allowed[start:start + w]
+        first = np.uint64(start)  # (an unsigned index is not wrapped, so it is vectorised)
+        for c in range(nc):
+            for r in range(w):
+                count[c, r] = 0
+        if nc <= BY_CODE:  # code by code, four secrets at a time: compare and add in byte
+            # lanes, where adding at each query's code cannot be vectorised
+            j = 0
+            while j + 4 <= n:
+                s0 = columns[hyps[j], start:start + w]
+                s1 = columns[hyps[j + 1], start:start + w]
+                s2 = columns[hyps[j + 2], start:start + w]
+                s3 = columns[hyps[j + 3], start:start + w]
+                for c in range(nc):
+                    code = np.uint8(c)
+                    for r in range(w):
+                        count[c, r] += ((one if s0[r] == code else zero)
+                                        + (one if s1[r] == code else zero)
+                                        + (one if s2[r] == code else zero)
+                                        + (one if s3[r] == code else zero))
+                j += 4
+            for i in range(j, n):  # the last one to three
+                s0 = columns[hyps[i], start:start + w]
+                for c in range(nc):
+                    code = np.uint8(c)
+                    for r in range(w):
+                        count[c, r] += one if s0[r] == code else zero
+        else:
+            for j in range(n):
+                column = columns[hyps[j]]
+                for r in range(w):
+                    count[column[start + r], r] += 1
         for r in range(w):
-            use = ok[r] & (largest[r] < size)  # allowed, and it splits the set or ends some
+            inside[r] = 0
+            parts[r] = 0
+            largest[r] = 0
+        for t in range(nk):
+            for r in range(w):
+                excess[t, r] = 0
+        for c in range(nc):
+            for r in range(w):
+                k = count[c, r] & going[c, first + np.uint64(r)]  # going: 255, or 0 at a stop
+                inside[r] += k
+                parts[r] += k != 0
+                largest[r] = largest[r] if largest[r] > k else k
+            for t in range(nk):
+                knot = np.uint8(knots[t])
+                for r in range(w):
+                    k = count[c, r] & going[c, first + np.uint64(r)]
+                    excess[t, r] += k - knot if k > knot else zero
+        for r in range(w):
+            total[r] = a * np.int32(inside[r]) + b * np.int32(parts[r])
+        for t in range(nk):
+            g = gains[t]
+            for r in range(w):
+                total[r] += g * np.int32(excess[t, r])
+        if scores:
+            for r in range(w):
+                out[0, start + r] = n + total[r]
+                out[1, start + r] = 1 + lb_worst[largest[r]]
+                out[2, start + r] = largest[r] < size  # useful: it splits the set or ends some
+                out[3, start + r] = inside[r] < size  # it ends the game for some
+            continue
+        least, deepest = top, np.uint8(255)
+        for r in range(w):  # allowed, and it splits the set or ends the game for some:
+            use = allowed[first + np.uint64(r)] & (largest[r] < size)
             t = total[r] if use else top
             least = t if t < least else least
             d = largest[r] if use else np.uint8(255)
@@ -217,31 +218,30 @@ def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32
 
 
 @njit(cache=True, nogil=True)
+def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
+           b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
+           lb_worst: np.ndarray, allowed: np.ndarray, none: int, lo: int,
+           hi: int) -> tuple[int, int]:
+    """The least bounds over the allowed useful queries lo..hi-1 (not yet raised to the
+    set's own size bounds), block by block; ends once both reach those."""
+    return _pass(columns, hyps, going, a, b, knots, gains, lb_total, lb_worst, allowed,
+                 none, lo, hi, np.empty((0, 0), dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
 def _scores(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
             b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_worst: np.ndarray,
             cand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each query of `cand`'s lower bounds on the total and the depth at `hyps` (at most
     MAX_SET), whether it is useful (splits the set or ends the game for some of it) and
-    whether it ends the game for some: as the kernels' row pass (outcome_kernels._count
-    and _bounds) gives them, read by column for every query of the table."""
-    n, nq = hyps.shape[0], columns.shape[1]
-    lanes = _lanes(going.shape[0], knots.shape[0])
-    inside, largest, total = lanes[1], lanes[3], lanes[5]
-    nk = _below(knots, n)
-    lbq = np.empty(nq, dtype=np.int64)
-    lbw = np.empty(nq, dtype=np.int64)
-    useful = np.empty(nq, dtype=np.bool_)
-    ends = np.empty(nq, dtype=np.bool_)
-    size = np.uint8(n)
-    for start in range(0, nq, BLOCK):
-        w = min(nq, start + BLOCK) - start
-        _block(columns, hyps, going, a, b, knots, gains, nk, start, w, lanes)
-        for r in range(w):
-            lbq[start + r] = n + total[r]
-            lbw[start + r] = 1 + lb_worst[largest[r]]
-            useful[start + r] = largest[r] < size
-            ends[start + r] = inside[r] < size
-    return lbq[cand], lbw[cand], useful[cand], ends[cand]
+    whether it ends the game for some: as the kernels' row pass (outcome_kernels._score)
+    gives them, read by column for every query of the table."""
+    nq = columns.shape[1]
+    out = np.empty((4, nq), dtype=np.int64)
+    # (the size bound and the allowed queries are read only for the least: none here)
+    _pass(columns, hyps, going, a, b, knots, gains, lb_worst, lb_worst,
+          np.empty(0, dtype=np.bool_), 0, 0, nq, out)
+    return out[0][cand], out[1][cand], out[2][cand] != 0, out[3][cand] != 0
 
 
 @njit(cache=True, nogil=True, parallel=True)

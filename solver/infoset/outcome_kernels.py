@@ -33,32 +33,35 @@ from sleuth.solver.infoset import threads
 
 
 @njit(cache=True, nogil=True)
-def _count(row: np.ndarray, hyps: np.ndarray, counts: np.ndarray, seen: np.ndarray) -> int:
-    """Add the part sizes of one query's `row` at `hyps` to `counts` (zero before), and
-    list the codes met in `seen`, in order; how many there are."""
+def _score(codes: np.ndarray, q: int, hyps: np.ndarray, stops: np.ndarray,
+           lb_total: np.ndarray, lb_worst: np.ndarray, counts: np.ndarray, seen: np.ndarray,
+           keep: bool) -> tuple[int, int, int, bool]:
+    """Query q's lower bounds on the total and the depth at `hyps`, its largest going
+    part, and whether it ends the game for some of the set. Its part sizes are counted
+    into `counts` (zero before) at the codes it meets, listed in `seen`; with `keep`
+    they stay there, those of the parts that end the game set to 0, else every count
+    is left 0 again.
+
+    One function with no call inside and no row view: a call given arrays (and a view)
+    takes and drops a reference count on each, two atomic calls. As two calls on a row,
+    counting and bounds cost the exact search (optimal_kernel.py) 3.6% of MM(4,7)'s
+    time in those calls (docs/results.md, "Reference counts")."""
+    n = hyps.shape[0]
     m = 0
-    for j in range(hyps.shape[0]):
-        c = row[hyps[j]]
+    for j in range(n):
+        c = codes[q, hyps[j]]
         if counts[c] == 0:
             seen[m] = c
             m += 1
         counts[c] += 1
-    return m
-
-
-@njit(cache=True, nogil=True)
-def _bounds(counts: np.ndarray, seen: np.ndarray, m: int, q: int, n: int,
-            stops: np.ndarray, lb_total: np.ndarray, lb_worst: np.ndarray
-            ) -> tuple[int, int, int, bool]:
-    """Query q's lower bounds on the total and the depth at a set of n from its part
-    sizes `counts` at the codes `seen[:m]` (the parts that end the game are set to 0
-    there), its largest going part, and whether it ends the game for some of the set."""
     total, worst, largest, ends = n, 1, 0, False
     for i in range(m):
         c = seen[i]
         k = counts[c]
-        if stops[q, c]:
+        stop = stops[q, c]
+        if stop or not keep:
             counts[c] = 0
+        if stop:
             ends = True
             continue
         total += lb_total[k]
@@ -78,9 +81,8 @@ def _sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.
     seen = np.empty(stops.shape[1], dtype=np.int64)
     for a in range(lo, hi):
         q = active[a]
-        m = _count(codes[q], hyps, going[a], seen)
-        total, worst, largest, ends[a] = _bounds(going[a], seen, m, q, n, stops, lb_total,
-                                                 lb_worst)
+        total, worst, largest, ends[a] = _score(codes, q, hyps, stops, lb_total, lb_worst,
+                                                going[a], seen, True)
         lbq[a], lbw[a], useful[a] = total, worst, largest < n
 
 
@@ -133,17 +135,8 @@ def _least(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.
         q = active[a]
         if not allowed[q]:
             continue
-        row = codes[q]
-        m = 0
-        for j in range(n):  # (_count written out: 5-8% faster on MM(4,6)'s floors)
-            c = row[hyps[j]]
-            if counts[c] == 0:
-                seen[m] = c
-                m += 1
-            counts[c] += 1
-        total, worst, largest, _ = _bounds(counts, seen, m, q, n, stops, lb_total, lb_worst)
-        for i in range(m):
-            counts[seen[i]] = 0
+        total, worst, largest, _ = _score(codes, q, hyps, stops, lb_total, lb_worst, counts,
+                                          seen, False)
         if largest < n:
             if total < best_total:
                 best_total = total

@@ -39,7 +39,7 @@ from numba import njit
 from sleuth.solver.infoset.column_kernels import _distinct, column_pays
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
 from sleuth.solver.infoset.column_kernels import _scores as _scores_by_column
-from sleuth.solver.infoset.outcome_kernels import _bounds, _count, marked_counts
+from sleuth.solver.infoset.outcome_kernels import _score, marked_counts
 from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
 
@@ -50,27 +50,12 @@ MANY = 64  # symmetries above which a set's orbits are read query by query
 
 
 @njit(cache=True, nogil=True)
-def _score(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
-           lb_worst: np.ndarray, hyps: np.ndarray, q: int, counts: np.ndarray,
-           seen: np.ndarray) -> tuple[int, int, bool, bool]:
-    """Query q's lower bounds on the total and the depth at `hyps`, whether it is useful
-    (it splits the set or ends the game for part of it) and whether it ends the game for
-    one of `hyps` (is one of them, in a game that stops on its secret alone)."""
-    n = hyps.shape[0]
-    m = _count(codes[q], hyps, counts, seen)
-    total, worst, largest, ends = _bounds(counts, seen, m, q, n, stops, lb_total, lb_worst)
-    for i in range(m):
-        counts[seen[i]] = 0
-    return total, worst, largest < n, ends
-
-
-@njit(cache=True, nogil=True)
 def _scores(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             lb_worst: np.ndarray, hyps: np.ndarray, cand: np.ndarray, by_column: tuple
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """_score for each query of `cand` at `hyps`: (lbq, lbw, useful, ends), read by
-    column for every query of the table where that pays (`by_column` as in _floor), as
-    the floors are; the values are the same either way."""
+    """outcome_kernels._score for each query of `cand` at `hyps`: (lbq, lbw, useful,
+    ends), read by column for every query of the table where that pays (`by_column` as
+    in _floor), as the floors are; the values are the same either way."""
     columns, going, knots, gains, ab, _ = by_column
     na, n, nc = cand.shape[0], hyps.shape[0], stops.shape[1]
     if columns.shape[0] and column_pays(n, na, columns.shape[1], going.shape[0]):
@@ -81,8 +66,9 @@ def _scores(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     lbq, lbw = np.empty(na, dtype=np.int64), np.empty(na, dtype=np.int64)
     useful, ends = np.empty(na, dtype=np.bool_), np.empty(na, dtype=np.bool_)
     for a in range(na):
-        lbq[a], lbw[a], useful[a], ends[a] = _score(codes, stops, lb_total, lb_worst, hyps,
-                                                    cand[a], counts, seen)
+        lbq[a], lbw[a], largest, ends[a] = _score(codes, cand[a], hyps, stops, lb_total,
+                                                  lb_worst, counts, seen, False)
+        useful[a] = largest < n
     return lbq, lbw, useful, ends
 
 
@@ -108,9 +94,9 @@ def _floor(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
         return max(best_t, low_t), max(best_w, low_w)
     best_t, best_w = NO_TREE, NO_TREE
     for a in range(cand.shape[0]):
-        total, worst, useful, ends = _score(codes, stops, lb_total, lb_worst, part, cand[a],
-                                            counts, seen)
-        if useful and (ends or not consistent):
+        total, worst, largest, ends = _score(codes, cand[a], part, stops, lb_total, lb_worst,
+                                             counts, seen, False)
+        if largest < n and (ends or not consistent):
             best_t = min(best_t, total)
             best_w = min(best_w, worst)
             if best_t <= low_t and best_w <= low_w:
@@ -242,9 +228,9 @@ def _own(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray, lb_worst: n
         q = query_of[hyps[j]]
         if q < 0 or not marks[q]:
             continue
-        total, worst, useful, _ = _score(codes, stops, lb_total, lb_worst, hyps, q, counts,
-                                         seen)
-        if useful and total == lb_total[n] and worst == lb_worst[n]:
+        total, worst, largest, _ = _score(codes, q, hyps, stops, lb_total, lb_worst, counts,
+                                          seen, False)
+        if largest < n and total == lb_total[n] and worst == lb_worst[n]:
             out[m] = q
             m += 1
     return np.sort(out[:m])
