@@ -17,6 +17,7 @@ from sleuth.solver.infoset.column_kernels import (
     MAX_SET,
     ColumnFloors,
     Shape,
+    _alike,
     _scores,
     distinct_by_columns,
 )
@@ -189,6 +190,30 @@ def test_distinct_queries_hashed_by_column_are_those_hashed_by_row(seed):
         for pieces in (1, 2, 3):
             got = distinct_by_columns(columns, hyps, stops, active, pieces)
             assert np.array_equal(got, want)
+
+
+def test_rows_sharing_a_hash_are_told_apart():
+    """`_alike` pairs queries by hash alone, then compares each pair by column. Given one
+    hash for every query, it reports that some pair differs (the caller then compares
+    row by row); given each row's own number (its codes and game ends at the set) as
+    its hash, it keeps distinct_rows' queries."""
+    rng = np.random.default_rng(7)
+    nq, nh, nc = 200, 20, 3
+    codes = rng.integers(0, nc, size=(nq, nh)).astype(np.uint8)
+    stops = rng.random((nq, nc)) < 0.1
+    columns = np.ascontiguousarray(codes.T)
+    hyps = np.sort(rng.choice(nh, size=5, replace=False))
+    active = np.arange(nq)
+    want = distinct_rows(codes, hyps, stops, active, 1)
+    assert 1 < len(want) < nq
+    whole, _ = _alike(hyps, active, np.zeros(nq, dtype=np.uint32), columns, stops.T)
+    assert not whole
+    rows = [tuple(codes[q, hyps]) + tuple(stops[q, codes[q, hyps]]) for q in active]
+    number = {row: i for i, row in enumerate(dict.fromkeys(rows))}
+    keys = np.array([number[row] for row in rows], dtype=np.uint32)
+    whole, kept = _alike(hyps, active, keys, columns, stops.T)
+    assert whole
+    assert np.array_equal(active[kept], want)
 
 
 @pytest.mark.parametrize("spec, overrides, guesses", [

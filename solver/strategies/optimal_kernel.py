@@ -284,7 +284,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             lbw = np.full(trials.shape[0], want_w, dtype=np.int64)
             krank = trials.copy()
         else:  # every query, one per way of parting the set, in the search's order
-            cand = _distinct(codes, hyps, stops, active, by_column[0])
+            cand = _distinct(codes, hyps, stops, active, by_column[0], by_column[1])
             na = cand.shape[0]
             lbq, lbw, useful, ends = _scores(codes, stops, lb_total, lb_worst, hyps, cand,
                                              by_column)
