@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from sleuth.solver.infoset import threads
-from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys, _keys
+from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys, _home, _keys, _open_table
 
 BLOCK = 256  # queries counted side by side: (codes x BLOCK) counters stay in cache
 MAX_SET = 255  # the largest set read this way: every counter and sum fits in a byte
@@ -306,15 +306,12 @@ def _alike(hyps: np.ndarray, active: np.ndarray, keys: np.ndarray, columns: np.n
     codes but not in where the game ends (the hash reads codes only); the caller then
     compares row by row."""
     na, n = active.shape[0], hyps.shape[0]
-    bits = 1
-    while (1 << bits) < 2 * na:
-        bits += 1
-    size = 1 << bits
-    slots = np.full(size, -1, dtype=np.int64)  # a kept query's position in `active`
+    slots, bits = _open_table(na)  # a kept query's position in `active`
+    size = slots.shape[0]
     first = np.full(na, -1, dtype=np.int64)  # the kept query each one is paired with
     for a in range(na):
         key = keys[a]
-        i = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+        i = _home(key, bits)
         while True:
             b = slots[i]
             if b < 0:

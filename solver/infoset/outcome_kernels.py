@@ -234,6 +234,23 @@ def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
+def _open_table(na: int) -> tuple[np.ndarray, int]:
+    """An empty open-addressed table for `na` keys (slots -1), at most half full, and
+    the bits of its size."""
+    bits = 1
+    while (1 << bits) < 2 * na:
+        bits += 1
+    return np.full(1 << bits, -1, dtype=np.int64), bits
+
+
+@njit(cache=True, nogil=True)
+def _home(key: int, bits: int) -> int:
+    """A key's first slot in a table of 2^bits: the top bits of the key times 2^64 /
+    golden ratio (any key width)."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+
+
+@njit(cache=True, nogil=True)
 def _distinct_by_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                       active: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """distinct_rows, given each query's row hash (`keys`, by position in `active`; 32
@@ -241,16 +258,12 @@ def _distinct_by_keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     (no sort), and one that meets an equal hash there compared in full with that
     query, code by code and game end by game end."""
     na, n = active.shape[0], hyps.shape[0]
-    bits = 1
-    while (1 << bits) < 2 * na:
-        bits += 1
-    size = 1 << bits
-    slots = np.full(size, -1, dtype=np.int64)  # a kept query's position in `active`
+    slots, bits = _open_table(na)  # a kept query's position in `active`
+    size = slots.shape[0]
     keep = np.zeros(na, dtype=np.bool_)
     for a in range(na):
         qa, key = active[a], keys[a]
-        # the slot: the top bits of the key times 2^64 / golden ratio (any key width)
-        i = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+        i = _home(key, bits)
         while True:
             b = slots[i]
             if b < 0:
