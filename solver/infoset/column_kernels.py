@@ -99,8 +99,9 @@ def column_pays(n: int, rows: int, queries: int, codes: int) -> bool:
 def _lanes(nc: int, nknots: int) -> tuple:
     """A block pass's scratch arrays, BLOCK lanes each: the part sizes (codes x BLOCK),
     the secrets in going parts, the going parts, the largest going part, each knot's
-    excess (knots x BLOCK), and the size bound's sum over the going parts."""
-    return (np.zeros((nc, BLOCK), dtype=np.uint8), np.empty(BLOCK, dtype=np.uint8),
+    excess (knots x BLOCK), and the size bound's sum over the going parts (each set by
+    `_pass` before it is read, block by block)."""
+    return (np.empty((nc, BLOCK), dtype=np.uint8), np.empty(BLOCK, dtype=np.uint8),
             np.empty(BLOCK, dtype=np.uint8), np.empty(BLOCK, dtype=np.uint8),
             np.empty((nknots, BLOCK), dtype=np.uint8), np.empty(BLOCK, dtype=np.int32))
 
