@@ -88,8 +88,9 @@ def test_a_worker_builds_a_recipe_with_its_heap_set_up(local_scheduler):
 @pytest.mark.parametrize("preload", [True, False])
 def test_a_worker_started_with_the_preload_has_imported_sleuth(preload):
     """`dask worker ADDR --preload sleuth.solver.evaluation.preload` (docs/solver.md)
-    imports the modules of the split's tasks as the worker starts, before any task;
-    without it they are not there until a task needs them."""
+    imports the modules of the split's tasks as the worker starts, before any task, and
+    makes the process's first compiled call (`preload.warm`); without it they are not
+    there until a task needs them."""
     import subprocess
     import sys
 
@@ -110,10 +111,15 @@ def test_a_worker_started_with_the_preload_has_imported_sleuth(preload):
                 client.wait_for_workers(1, timeout=60)
                 # a builtin, so that nothing of Sleuth travels with the question
                 found = client.run(eval, f"[m in __import__('sys').modules for m in {MODULES}]")
+                # whether the warm-up's compiled function has been called in the worker
+                warmed = client.run(eval, "bool(getattr(getattr(__import__('sys').modules.get("
+                                          "'sleuth.solver.evaluation.preload'), '_first', "
+                                          "None), 'signatures', None))")
         finally:
             worker.terminate()
             worker.wait(timeout=60)
     assert list(found.values()) == [[preload] * len(MODULES)]
+    assert list(warmed.values()) == [preload]
 
 
 def test_tasks_start_in_the_order_they_are_sent(local_scheduler):
