@@ -17,8 +17,9 @@ commands, as one would on several machines:
 and the split run is `sleuth evaluate ... --scheduler tcp://127.0.0.1:P`; the cluster
 is stopped after it. Each split run has a cluster of its own (`_round`). The split
 run's time then includes building the game in each worker, not starting the processes:
-a worker imports Sleuth as it starts (the preload, as docs/solver.md starts a cluster's
-workers), and `--no-preload` leaves that to its first task, as before 2026-11-29.
+a worker imports Sleuth and makes its first compiled call as it starts (the
+preload, as docs/solver.md starts a cluster's workers), and `--no-preload` leaves that
+to its first task, as before 2026-11-29.
 
     python benchmarks/dask_split.py [--workers 2] [--cases small|all] [--case NAME] [--real]
                                     [--no-preload] [--repeat N]
