@@ -12,10 +12,11 @@ the command's spec and settings (cluster.Recipe). docs/solver.md ("On several
 machines") gives the command; benchmarks/dask_split.py --real starts its workers so.
 
 A preloaded worker also makes its first call of a compiled function as it starts
-(`warm`): numba sets up its typing and lowering tables at a process's first call, 0.24
-s of a core on this machine (0.34 s where SciPy is installed, which numba probes for
-BLAS), whatever the function. Left to the build, that came on top of MM(4,8)'s first
-build in each worker (0.80 s of CPU, 0.48 s once warm).
+(`warm`): numba sets up its typing and lowering tables at a process's first call,
+whatever the function: 0.09 s of a core in a fresh install on this project's machine,
+0.25-0.28 s where SciPy is installed (numba imports it to look for BLAS). Left to the
+build, that came on top of MM(4,8)'s first build in each worker (0.80 s of CPU, 0.48 s
+once warm, with SciPy).
 """
 
 from __future__ import annotations
