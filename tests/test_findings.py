@@ -145,6 +145,40 @@ def test_a_quick_guarded_step_is_not_reported():
     assert heard == []
 
 
+def test_rich_is_asked_about_stderr_only_when_it_may_be_a_terminal(monkeypatch):
+    import io
+    import json
+    import os
+    from pathlib import Path
+
+    from sleuth.solver.interfaces.options import terminal_stderr
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for name in ("TTY_COMPATIBLE", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert terminal_stderr() is None  # piped: no console
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich's own override: a terminal after all
+    assert terminal_stderr().is_terminal
+    monkeypatch.delenv("FORCE_COLOR")
+    monkeypatch.setattr(sys, "stderr", Tty())
+    assert terminal_stderr().is_terminal
+    monkeypatch.setenv("TTY_COMPATIBLE", "0")  # a tty that rich is told is not one
+    assert terminal_stderr() is None
+    # a piped command never imports rich (its progress bar and waiting line stay unmade)
+    code = ("import sys; from sleuth.solver.interfaces.cli import run; sys.argv = ['sleuth', "
+            "'evaluate', 'specs/counterfeit-coin.yaml', '--json']\ntry: run()\nexcept SystemExit: "
+            "pass\nprint('rich' in sys.modules, file=sys.stderr)")
+    env = {k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).parent.parent, env=env, check=True)
+    assert done.stderr.strip().splitlines()[-1] == "False"
+    assert json.loads(done.stdout)["strategy"]
+
+
 def test_the_command_line_says_once_that_a_step_is_slow_when_not_on_a_terminal():
     import io
 

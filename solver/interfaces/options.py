@@ -163,13 +163,30 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.0f} h"
 
 
-@contextmanager
-def status_line():
-    """A spinner with a message on stderr (only on a terminal); yields `update(text)`."""
+def terminal_stderr() -> Any:
+    """A rich Console on stderr when it is a terminal (as rich decides), else None. When
+    stderr is no tty and neither TTY_COMPATIBLE=1 nor FORCE_COLOR is set, rich would say
+    no: then it is not imported (15 ms of a piped command's time)."""
+    import os
+    import sys
+
+    try:
+        tty = bool(sys.stderr and sys.stderr.isatty())
+    except ValueError:  # (a closed stream)
+        tty = False
+    if not tty and os.environ.get("TTY_COMPATIBLE") != "1" and "FORCE_COLOR" not in os.environ:
+        return None
     from rich.console import Console
 
     console = Console(stderr=True)
-    if not console.is_terminal:
+    return console if console.is_terminal else None
+
+
+@contextmanager
+def status_line():
+    """A spinner with a message on stderr (only on a terminal); yields `update(text)`."""
+    console = terminal_stderr()
+    if console is None:
         yield lambda text: None
         return
     with console.status("working") as status:
@@ -192,9 +209,7 @@ class WaitingLine:
     LATE = 5.0
 
     def __init__(self) -> None:
-        from rich.console import Console
-
-        self.console = Console(stderr=True)
+        self.console: Any = None  # made at the first step reported (rich is imported then)
         self.status: Any = None
         self.said = False
 
@@ -205,6 +220,10 @@ class WaitingLine:
             self.status, self.said = None, False
             return
         text = f"{what}: {seconds:.0f} s so far (Ctrl-C stops it)"
+        if self.console is None:
+            from rich.console import Console
+
+            self.console = Console(stderr=True)
         if not self.console.is_terminal:
             if seconds >= self.LATE and not self.said:
                 self.console.print(text, highlight=False, soft_wrap=True)
@@ -220,13 +239,12 @@ class WaitingLine:
 def stage_progress():
     """A progress bar through stages of work (only on a terminal): yields
     `update(stage, done, total)`, which names the stage and moves the bar."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
+    console = terminal_stderr()
+    if console is None:
         yield lambda stage, done, total: None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as progress:
         task = progress.add_task("working", total=None)
@@ -237,7 +255,10 @@ def stage_progress():
 @contextmanager
 def progress_bar(total: int, what: str):
     """A progress bar on stderr for long work (only on a terminal); yields `advance(n)`."""
-    from rich.console import Console
+    console = terminal_stderr()
+    if console is None:
+        yield None
+        return
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -246,10 +267,6 @@ def progress_bar(total: int, what: str):
         TimeElapsedColumn,
     )
 
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield None
-        return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as progress:
         task = progress.add_task(what, total=total)
