@@ -16,7 +16,7 @@ import pytest
 from sleuth.compiler.api import Budget, load_game, load_game_text
 from sleuth.compiler.invariance import positions_interchangeable, values_interchangeable
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.infoset.codes import count_columns, count_parts
+from sleuth.solver.infoset.codes import FEW_POSITIONS, count_columns, count_parts, cut_rows
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.infoset.symmetry import links, orbit_matrix, transpositions
 from sleuth.solver.strategies import make_strategy
@@ -345,3 +345,15 @@ def test_a_query_is_first_of_its_orbit_when_no_symmetry_maps_it_lower(size):
         got = group.representatives(stab.astype(np.int64))
         assert got.tolist() == brute(stab)
         assert 0 < got.sum() < images.shape[1]
+
+
+@pytest.mark.parametrize("positions", [0, 1, 7, FEW_POSITIONS, FEW_POSITIONS + 1, 400])
+def test_cut_rows_is_the_plain_two_step_gather_on_both_of_its_paths(positions):
+    rng = np.random.default_rng(positions)
+    array = rng.integers(0, 100, size=(300, 500)).astype(np.int16)
+    for n in (0, 1, 37, 300):
+        rows = rng.choice(300, size=n, replace=False)
+        where = rng.choice(500, size=positions, replace=positions > 500)
+        got = cut_rows(array, rows, where)
+        assert got.shape == (n, positions) and got.dtype == array.dtype
+        assert np.array_equal(got, array[rows][:, where])

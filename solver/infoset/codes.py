@@ -128,8 +128,15 @@ class RowCache:
         self.stamp[s] = self.clock if must else self.clock - 1
 
 
+FEW_POSITIONS = 128  # measured: at most this many, one gather of all the pairs is faster
+
+
 def cut_rows(array: np.ndarray, rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """array[rows][:, positions], one row at a time: each row's gather stays in cache."""
+    """array[rows][:, positions]: for a few positions one gather of every pair (one query
+    on 300 rows: 4 us, against 330 us row by row); for more, one row at a time, each
+    row's gather in cache (5,000 positions of 2,000 rows: 12 ms against 20 ms)."""
+    if len(positions) <= FEW_POSITIONS:
+        return array[rows[:, None], positions[None, :]]
     out = np.empty((len(rows), len(positions)), dtype=array.dtype)
     for i, r in enumerate(rows.tolist()):
         np.take(array[r], positions, out=out[i])
@@ -168,5 +175,5 @@ def count_columns(labels: np.ndarray, radix: int, weights: np.ndarray | None) ->
     return out.reshape(queries, radix)
 
 
-__all__ = ["CodeMatrix", "RowCache", "compact", "count_columns", "count_parts", "cut_rows",
-           "rows_that_fit"]
+__all__ = ["FEW_POSITIONS", "CodeMatrix", "RowCache", "compact", "count_columns", "count_parts",
+           "cut_rows", "rows_that_fit"]
