@@ -109,6 +109,25 @@ def test_proved_transpositions_hold_on_the_compiled_matrix(name, params):
     assert np.array_equal(filled, codes.T)
 
 
+def test_the_table_and_the_orbit_matrix_share_one_transposition_group():
+    from sleuth.solver.infoset.outcomes import OutcomeTable
+    from sleuth.solver.infoset.symmetry import _generators
+
+    game = load_game(SPECS / "mastermind.yaml", {"colours": 4})
+    candidates = Candidates(game)
+    table = OutcomeTable(candidates)  # its detect() and the orbit matrix both ask
+    block = candidates.blocks[0]
+    kept = transpositions(game, block.ranks, _generators(game, table.codes, block.ranks))
+    assert kept is transpositions(game, block.ranks)
+    again = load_game(SPECS / "mastermind.yaml", {"colours": 4})  # computed afresh
+    fresh = transpositions(again, block.ranks)
+    assert fresh is not kept and fresh.names == kept.names and fresh.size == kept.size
+    assert np.array_equal(fresh.hyps, kept.hyps) and np.array_equal(fresh.queries,
+                                                                    kept.queries)
+    fewer = transpositions(game, block.ranks, _generators(game, None, block.ranks)[:1])
+    assert fewer is not kept and fewer.names == ["values 0 <-> 1"]
+
+
 def test_no_spurious_transposition_where_one_colour_differs():
     text = GAME % "count(code[i] == 1 and g[i] != 1 for i in 0..pegs-1) > 0"
     game = load_game_text(text)
