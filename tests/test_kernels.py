@@ -197,3 +197,13 @@ def test_query_ranks_round_trip():
         assert space.rank(space.value(r)) == r
     first = space.value(0)
     assert first == {"left": frozenset({1}), "right": frozenset({1})}
+
+
+def test_true_at_is_numpys_flatnonzero():
+    from sleuth.solver.infoset.outcome_kernels import true_at
+
+    rng = np.random.default_rng(5)
+    for n, p in ((0, 0.5), (1, 1.0), (1, 0.0), (50, 0.0), (50, 1.0), (1000, 0.3)):
+        mask = rng.random(n) < p
+        got = true_at(mask)
+        assert got.dtype == np.int64 and np.array_equal(got, np.flatnonzero(mask))

@@ -41,7 +41,13 @@ import numpy as np
 from numba import njit, prange
 
 from sleuth.solver.infoset import threads
-from sleuth.solver.infoset.outcome_kernels import _distinct_by_keys, _home, _keys, _open_table
+from sleuth.solver.infoset.outcome_kernels import (
+    _distinct_by_keys,
+    _home,
+    _keys,
+    _open_table,
+    true_at,
+)
 
 BLOCK = 256  # queries counted side by side: (codes x BLOCK) counters stay in cache
 MAX_SET = 255  # the largest set read this way: every counter and sum fits in a byte
@@ -241,7 +247,7 @@ def _scores(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int3
     out = np.empty((4, nq), dtype=np.int64)
     # (the size bound and the allowed queries are read only for the least: none here)
     _pass(columns, hyps, going, a, b, knots, gains, lb_worst, lb_worst,
-          np.empty(0, dtype=np.bool_), 0, 0, nq, out)
+          np.empty(0, dtype=np.bool_), np.int64(0), np.int64(0), nq, out)
     return out[0][cand], out[1][cand], out[2][cand] != 0, out[3][cand] != 0
 
 
@@ -322,7 +328,7 @@ def _alike(hyps: np.ndarray, active: np.ndarray, keys: np.ndarray, columns: np.n
                 first[a] = b
                 break
             i = (i + 1) & (size - 1)
-    pairs = np.flatnonzero(first >= 0)
+    pairs = true_at(first >= 0)
     qa, qb = active[pairs], active[first[pairs]]
     for j in range(n):
         column = columns[hyps[j]]

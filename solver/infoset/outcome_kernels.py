@@ -33,6 +33,23 @@ from sleuth.solver.infoset import threads
 
 
 @njit(cache=True, nogil=True)
+def true_at(mask: np.ndarray) -> np.ndarray:
+    """np.flatnonzero of a 1-D mask, in the kernels: numba's goes through np.ravel, whose
+    shape check brings string formatting with it, and every kernel that calls it carries
+    that code (MM(4,6)'s search: 7% of what it loads)."""
+    n = 0
+    for i in range(mask.shape[0]):
+        n += 1 if mask[i] else 0
+    out = np.empty(n, dtype=np.int64)
+    n = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            out[n] = i
+            n += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _score(codes: np.ndarray, q: int, hyps: np.ndarray, stops: np.ndarray,
            lb_total: np.ndarray, lb_worst: np.ndarray, counts: np.ndarray, seen: np.ndarray,
            keep: bool) -> tuple[int, int, int, bool]:
@@ -307,4 +324,5 @@ def marked_counts(codes: np.ndarray, marks: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["codes_met", "distinct_rows", "least_bounds", "marked_counts", "part_sizes"]
+__all__ = ["codes_met", "distinct_rows", "least_bounds", "marked_counts", "part_sizes",
+           "true_at"]

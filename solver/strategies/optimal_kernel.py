@@ -39,7 +39,7 @@ from numba import njit
 from sleuth.solver.infoset.column_kernels import _distinct, column_pays
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
 from sleuth.solver.infoset.column_kernels import _scores as _scores_by_column
-from sleuth.solver.infoset.outcome_kernels import _score, marked_counts
+from sleuth.solver.infoset.outcome_kernels import _score, marked_counts, true_at
 from sleuth.solver.strategies.optimal_bounds import NO_TREE
 from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
 
@@ -90,7 +90,8 @@ def _floor(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     if not consistent and columns.shape[0] and column_pays(n, cand.shape[0], nq,
                                                            going.shape[0]):
         best_t, best_w = _least_by_column(columns, part, going, ab[0], ab[1], knots, gains,
-                                          lb_total, lb_worst, allowed, NO_TREE, 0, nq)
+                                          lb_total, lb_worst, allowed, np.int64(NO_TREE),
+                                          np.int64(0), nq)
         return max(best_t, low_t), max(best_w, low_w)
     best_t, best_w = NO_TREE, NO_TREE
     for a in range(cand.shape[0]):
@@ -164,7 +165,8 @@ def _parts(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
             else:
                 low, deep = _floor(codes, stops, lb_total, lb_worst, consistent, part,
                                    cand, counts, seen, by_column)
-                keep(keys, rows, arena, state, part, FLOOR, h, low, deep, -1)
+                # (typed: a literal constant would compile one more copy of `keep`)
+                keep(keys, rows, arena, state, part, np.int64(FLOOR), h, low, deep, np.int64(-1))
             slot = find(keys, rows, arena, part, child, set_hash(part, child))
             if slot >= 0:
                 low = max(low, rows[slot, 3])
@@ -301,7 +303,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
                 sort_key[a] = (lbq[a] * wide + lbw[a]) * 2 * nq + krank[a]
             if stab.shape[0] > 1:  # one query per orbit: the first, as K ranks them
                 _drop_images(group, whole, stab, cand, tries)
-            order = np.flatnonzero(tries)
+            order = true_at(tries)
             order = order[np.argsort(sort_key[order])]
             trials = cand[order]
             lbq, lbw, krank = lbq[order], lbw[order], krank[order]
@@ -349,7 +351,8 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
                                           (t, w, krank[i]) < (best_t, best_w, best_k)):
                 best_t, best_w, best_k, best_q = t, w, krank[i], q
     if best_q < 0:
-        keep(keys, rows, arena, state, hyps, depth, h, max(bound + 1, known), 0, -1)
+        keep(keys, rows, arena, state, hyps, depth, h, max(bound + 1, known), np.int64(0),
+             np.int64(-1))
         return max(bound + 1, known), 0, -1
     keep(keys, rows, arena, state, hyps, depth, h, best_t, best_w, best_q)
     return best_t, best_w, best_q

@@ -71,7 +71,8 @@ def keep(keys: np.ndarray, rows: np.ndarray, arena: np.ndarray, state: np.ndarra
         slot = -1 - slot
         keys[slot] = h
         rows[slot, 0], rows[slot, 1], rows[slot, 2] = n, depth, state[1]
-        arena[state[1]:state[1] + n] = hyps
+        for i in range(n):  # (a slice assignment checks shapes with a formatted message:
+            arena[state[1] + i] = hyps[i]  # every search kernel would carry that code)
         state[1] += n
         state[2] += 1
     rows[slot, 3], rows[slot, 4], rows[slot, 5] = value, worst, q
