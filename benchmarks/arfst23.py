@@ -136,22 +136,26 @@ def main() -> None:
     print(f"Python {sys.version.split()[0]}; Sleuth's bytecode compiled first; SciPy "
           + ("installed (numba imports scipy.linalg at its first compiled call)" if scipy
              else "not installed"))
+    # C/Sleuth: arfst23's wall time over Sleuth's in-process time, then over its wall
+    # time (above 1: Sleuth is the faster)
     print(f"{'size':<8} {'criterion':<14} {'Sleuth':>16} {'in-process':>11} {'wall':>8}"
-          f" {'arfst23':>16} {'wall':>8} {'C/Sleuth':>9}")
+          f" {'arfst23':>16} {'wall':>8} {'C/Sleuth':>17}")
     with tempfile.TemporaryDirectory() as tmp:
         for colours in [int(c) for c in opts.colours.split(",")]:
             for criterion in opts.criteria.split(","):
                 ours = sleuth(colours, criterion)
                 line = (f"MM(4,{colours}) {STRATEGY[criterion]:<14} "
-                        f"{ours['total']:>10,} ({ours['worst']})   {ours['in_process']:>9.2f}s"
-                        f" {ours['wall']:>7.2f}s")
+                        f"{ours['total']:>10,} ({ours['worst']})   {ours['in_process']:>9.3f}s"
+                        f" {ours['wall']:>7.3f}s")
                 if opts.arfst23 is not None:
                     binary = build(opts.arfst23, colours, DEPTHS[criterion, colours], Path(tmp))
                     theirs = arfst23(binary, colours ** 4)
                     if theirs["total"] != ours["total"]:
                         line += "  (totals differ!)"
                     line += (f" {theirs['total']:>10,} ({theirs['worst']})  "
-                             f"{theirs['wall']:>7.2f}s {theirs['wall'] / ours['wall']:>8.2f}x")
+                             f"{theirs['wall']:>7.3f}s "
+                             f"{theirs['wall'] / ours['in_process']:>7.2f}x, "
+                             f"{theirs['wall'] / ours['wall']:.2f}x")
                 print(line, flush=True)
 
 
