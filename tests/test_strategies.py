@@ -478,3 +478,13 @@ def test_entropy_scores_parts_of_billions_without_a_table():
     got = Entropy(Candidates(game("mastermind"))).score_parts(parts, True, n)
     assert got == pytest.approx(want, rel=1e-12)
     assert nlogn(np.array([5, 0, 1])).tolist() == [5 * math.log2(5), 0.0, 0.0]
+
+
+def test_the_walks_distinct_codes_are_numpys_unique_on_both_paths():
+    from sleuth.solver.evaluation.evaluate import _distinct
+
+    rng = np.random.default_rng(3)
+    for n, top in ((0, 5), (1, 5), (40, 3), (1024, 10**9), (1025, 300), (5000, 70_000)):
+        codes = rng.integers(0, top, size=n).astype(np.int64)
+        got = _distinct(codes)
+        assert got == np.unique(codes).tolist() and all(type(c) is int for c in got)

@@ -338,8 +338,10 @@ class Candidates:
         them (nothing kept, or a set too large for the rows kept)."""
         if not block.listed:
             return None  # queries of one information set: nothing to keep
-        kept = self._matrix(block, game, build=self._worth_building(block, game, positions,
-                                                                   index))
+        kept = self._matrix(block, game, build=False)  # (kept already: nothing to weigh)
+        if kept is None:
+            kept = self._matrix(block, game, build=self._worth_building(block, game,
+                                                                       positions, index))
         labels = None if kept is None else kept.cut(index, positions, len(block.ranks))
         return None if labels is None else (labels, kept.book)
 
