@@ -185,7 +185,8 @@ def root_listing(gens_h: list[np.ndarray], gens_q: list[np.ndarray], order: int,
         return None
     gh = np.stack(gens_h).astype(dtype)
     gq = gh if same else np.stack(gens_q).astype(dtype)
-    labels = least_labels(gq, np.arange(len(gq)))
+    # (as int32, the type the transpositions call it with: one compiled copy to load)
+    labels = least_labels(gq.astype(np.int32, copy=False), np.arange(len(gq)))
     firsts = labels == np.arange(nq)
     reps = np.flatnonzero(firsts)
     sizes = order // np.bincount(labels, minlength=nq)[reps]
