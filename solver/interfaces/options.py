@@ -170,8 +170,9 @@ def terminal_stderr() -> Any:
     import os
     import sys
 
+    isatty = getattr(sys.stderr, "isatty", None)  # (as rich reads it)
     try:
-        tty = bool(sys.stderr and sys.stderr.isatty())
+        tty = bool(isatty and isatty())
     except ValueError:  # (a closed stream)
         tty = False
     if not tty and os.environ.get("TTY_COMPATIBLE") != "1" and "FORCE_COLOR" not in os.environ:
