@@ -147,7 +147,7 @@ def test_each_querys_bounds_read_by_column_match_numpy(seed):
         hyps = np.sort(rng.choice(nh, size=n, replace=False)).astype(np.int64)
         cand = np.sort(rng.choice(nq, size=int(rng.integers(1, nq + 1)), replace=False))
         got = _scores(floors.columns, hyps, floors.going, s.a, s.b, s.knots, s.gains,
-                      lb_worst, cand)
+                      lb_worst, cand, 0)
         want = numpy_scores(codes, hyps, stops, lb_total, lb_worst)
         for g, w in zip(got, want, strict=True):
             assert np.array_equal(g, w[cand])

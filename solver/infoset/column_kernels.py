@@ -238,16 +238,22 @@ def _least(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32
 @njit(cache=True, nogil=True)
 def _scores(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
             b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_worst: np.ndarray,
-            cand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            cand: np.ndarray, none: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray]:
     """Each query of `cand`'s lower bounds on the total and the depth at `hyps` (at most
     MAX_SET), whether it is useful (splits the set or ends the game for some of it) and
     whether it ends the game for some: as the kernels' row pass (outcome_kernels._score)
-    gives them, read by column for every query of the table."""
+    gives them, read by column for every query of the table.
+
+    `none` is not read here: a kernel that also calls `_least` passes the same constant
+    it gives `_least` (and 0 is the first query for both), so that numba compiles one
+    `_pass` for the two. numba compiles a copy for each literal constant, and a typed
+    value in its place made the floors 2% slower on Bulls and Cows."""
     nq = columns.shape[1]
     out = np.empty((4, nq), dtype=np.int64)
     # (the size bound and the allowed queries are read only for the least: none here)
     _pass(columns, hyps, going, a, b, knots, gains, lb_worst, lb_worst,
-          np.empty(0, dtype=np.bool_), np.int64(0), np.int64(0), nq, out)
+          np.empty(0, dtype=np.bool_), none, 0, nq, out)
     return out[0][cand], out[1][cand], out[2][cand] != 0, out[3][cand] != 0
 
 

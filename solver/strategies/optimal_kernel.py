@@ -60,7 +60,7 @@ def _scores(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     na, n, nc = cand.shape[0], hyps.shape[0], stops.shape[1]
     if columns.shape[0] and column_pays(n, na, columns.shape[1], going.shape[0]):
         return _scores_by_column(columns, hyps, going, ab[0], ab[1], knots, gains, lb_worst,
-                                 cand)
+                                 cand, NO_TREE)  # (NO_TREE: as _floor gives _least)
     counts = np.zeros(nc, dtype=np.int64)
     seen = np.empty(nc, dtype=np.int64)
     lbq, lbw = np.empty(na, dtype=np.int64), np.empty(na, dtype=np.int64)
@@ -90,8 +90,7 @@ def _floor(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     if not consistent and columns.shape[0] and column_pays(n, cand.shape[0], nq,
                                                            going.shape[0]):
         best_t, best_w = _least_by_column(columns, part, going, ab[0], ab[1], knots, gains,
-                                          lb_total, lb_worst, allowed, np.int64(NO_TREE),
-                                          np.int64(0), nq)
+                                          lb_total, lb_worst, allowed, NO_TREE, 0, nq)
         return max(best_t, low_t), max(best_w, low_w)
     best_t, best_w = NO_TREE, NO_TREE
     for a in range(cand.shape[0]):
