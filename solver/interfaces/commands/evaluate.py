@@ -94,7 +94,9 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
                               f"(worst game {proof['worst_game']}), but its tree gives "
                               f"{made.get('total')} ({made.get('worst_game')})",
                               hint="this is a bug in Sleuth; please report it")
-        data["proven"] = proof
+        # `--top K` is exact only over the queries it tried: an upper bound on the
+        # optimum, so the JSON names it so and has no "proven" key then
+        data["upper_bound" if proof["top"] else "proven"] = proof
     if tree_file is not None:
         meta = {"spec": spec, "params": {k: v for k, v in game.model.params.items()},
                 "strategy": strategy.name, "guesses": opts["guesses"],
