@@ -85,22 +85,32 @@ def test_part_costs_are_exact_where_small_and_estimated_above():
 @pytest.mark.parametrize("depth", [1, 2])
 def test_the_bound_skips_only_queries_that_cannot_win(depth, monkeypatch):
     """choose() scores queries in order of `least_costs` and stops once that bound passes
-    the best score found. The bound is below every query's score, and the trees equal
-    those of scoring every query (the bound patched to zero), on MM(3,4) and MM(4,4)."""
+    the best score found, and leaves a query once its parts costed so far and the others'
+    bounds pass it. The bound is below every query's score, a query is left only when
+    its full score is past the cut, and the trees equal those of costing every query in
+    full (the cut patched to infinity), on MM(3,4) and MM(4,4)."""
     for pegs, colours in ((3, 4), (4, 4)):
         game = load_game(MM, {"pegs": pegs, "colours": colours})
         s = make_strategy("calibrated", Candidates(game), depth=depth, exact=4, samples=40)
-        t, rng = s.table, np.random.default_rng(pegs)
+        t, rng, cuts = s.table, np.random.default_rng(pegs), 0
         for _ in range(6):
             hyps = np.sort(rng.choice(game.hypotheses.size, size=int(rng.integers(9, 60)),
                                       replace=False))
             going = np.where(t.stops, 0, t.counts(hyps))
             low, kept = s.least_costs(going), {}
-            for q in np.flatnonzero(going.max(axis=1) < len(hyps)).tolist():
-                assert low[q] <= s.query_cost(q, hyps, going[q], kept, None) + 1e-9
+            useful = np.flatnonzero(going.max(axis=1) < len(hyps)).tolist()
+            full = {q: s.query_cost(q, hyps, going[q], kept, None) for q in useful}
+            for q in useful:
+                assert low[q] <= full[q] + 1e-9
+            # a query left part-costed past a cut is one that scores above it in full
+            best = min(full.values())
+            for q in useful:
+                got = s.query_cost(q, hyps, going[q], {}, None, s.cut(best))
+                assert got == full[q] if full[q] <= s.cut(best) else got == np.inf
+                cuts += got == np.inf
+        assert cuts > 0
         fast = evaluate_strategy(game, s, "t", tree=True)
-        monkeypatch.setattr(type(s), "least_costs",
-                            lambda self, going: np.zeros(len(going)))
+        monkeypatch.setattr(type(s), "cut", staticmethod(lambda best: np.inf))
         slow = evaluate_strategy(game, make_strategy(
             "calibrated", Candidates(game), depth=depth, exact=4, samples=40), "t", tree=True)
         monkeypatch.undo()

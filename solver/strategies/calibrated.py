@@ -27,7 +27,8 @@ size. Least is best; ties by rule K. Uniform beliefs and deterministic feedback 
 one query per orbit where the game has symmetries.
 
 A decision costs queries in the order of a lower bound on their score taken from part
-sizes alone (`least_costs`), and stops once that bound passes the best score found: the
+sizes alone (`least_costs`), and stops once that bound passes the best score found; a
+query whose parts costed so far, with the others' bounds, pass it is left there. The
 choice is the one of costing every query (docs/solver.md).
 """
 
@@ -182,13 +183,24 @@ class Calibrated(ListedStrategy):
         second[np.where(t.stops[queries], 0, counts).max(axis=1) == len(part)] = np.inf
         return len(part) + float(second.min())  # (no progress: inf)
 
-    def least_costs(self, going: np.ndarray) -> np.ndarray:
-        """Per query (rows of going part sizes): a lower bound on the sum of its parts'
-        costs, from sizes alone: the search's size bound for a part costed exactly or by
-        a second split (depth 2), the estimate itself for one costed by it (depth 1)."""
+    def part_lows(self, going: np.ndarray) -> np.ndarray:
+        """Per part size (any shape; 0: no part): a lower bound on the part's cost from its
+        size alone: the search's size bound for a part costed exactly or by a second
+        split (depth 2), the estimate itself for one costed by it (depth 1)."""
         large = self.estimate if self.depth == 1 else self.second_low
         low = np.where(going <= self.exact, self.search.lb_total[going], large[going])
-        return np.where(going > 0, low, 0.0).sum(axis=1)
+        return np.where(going > 0, low, 0.0)
+
+    def least_costs(self, going: np.ndarray) -> np.ndarray:
+        """Per query (rows of going part sizes): a lower bound on the sum of its parts'
+        costs (`part_lows`)."""
+        return self.part_lows(going).sum(axis=1)
+
+    @staticmethod
+    def cut(best: float) -> float:
+        """The score past which a query cannot win against `best`, with room for
+        least_by_k's tolerance on ties."""
+        return best + 1e-6 * max(1.0, abs(best))
 
     def choose(self, belief: AnyBelief) -> Query:
         belief = self.prepared(belief)
@@ -210,26 +222,44 @@ class Calibrated(ListedStrategy):
         low = self.least_costs(going)
         best = np.inf
         for k in sorted(np.flatnonzero(useful).tolist(), key=lambda k: low[k]):
-            if low[k] > best + 1e-6 * max(1.0, abs(best)):
+            if low[k] > self.cut(best):
                 break
             i = int(scored[k])
-            scores[i] = total = self.query_cost(i, hyps, going[k], kept, left)
+            scores[i] = total = self.query_cost(i, hyps, going[k], kept, left, self.cut(best))
             best = min(best, total)
         return least_by_k(self.candidates, belief, scores)
 
     def query_cost(self, q: int, hyps: np.ndarray, going: np.ndarray, kept: dict,
-                   left: int | None) -> float:
+                   left: int | None, cut: float = np.inf) -> float:
         """Query q's score at `hyps`: the sum of the costs of its parts that go on (sizes
-        `going`, by code), each part costed once per decision (`kept`)."""
+        `going`, by code), each part costed once per decision (`kept`). With `cut`: the
+        parts are costed those already kept first, then the largest, and once the costs
+        so far plus the other parts' `part_lows` pass `cut` the query cannot win: inf,
+        the rest left uncosted. A score is always summed in code order, so a query
+        costed in full scores as it would without `cut`."""
         row = self.table.row(q, hyps)
+        codes = np.flatnonzero(going)
+        parts = [hyps[row == c] for c in codes.tolist()]
+        keys = [part.tobytes() for part in parts]
+
+        def cost(i: int) -> float:
+            if keys[i] not in kept:  # m secrets never need more than m queries
+                n = len(parts[i])
+                kept[keys[i]] = self.part_cost(parts[i], None if left is None or left >= n
+                                               else left)
+            return kept[keys[i]]
+
+        if cut < np.inf:
+            lows = self.part_lows(going[codes])
+            running = float(lows.sum())
+            for i in sorted(range(len(codes)), key=lambda i: (keys[i] not in kept,
+                                                               -len(parts[i]))):
+                running += cost(i) - float(lows[i])
+                if running > cut:
+                    return np.inf
         total = 0.0
-        for c in np.flatnonzero(going).tolist():
-            part = hyps[row == c]
-            key = part.tobytes()
-            if key not in kept:  # m secrets never need more than m queries
-                kept[key] = self.part_cost(
-                    part, None if left is None or left >= len(part) else left)
-            total += kept[key]
+        for i in range(len(codes)):
+            total += cost(i)
         return total
 
 
