@@ -222,10 +222,11 @@ class Calibrated(ListedStrategy):
         low = self.least_costs(going)
         best = np.inf
         for k in sorted(np.flatnonzero(useful).tolist(), key=lambda k: low[k]):
-            if low[k] > self.cut(best):
+            bar = self.cut(best)
+            if low[k] > bar:
                 break
             i = int(scored[k])
-            scores[i] = total = self.query_cost(i, hyps, going[k], kept, left, self.cut(best))
+            scores[i] = total = self.query_cost(i, hyps, going[k], kept, left, bar)
             best = min(best, total)
         return least_by_k(self.candidates, belief, scores)
 
