@@ -97,15 +97,19 @@ def test_the_bound_skips_only_queries_that_cannot_win(depth, monkeypatch):
             hyps = np.sort(rng.choice(game.hypotheses.size, size=int(rng.integers(9, 60)),
                                       replace=False))
             going = np.where(t.stops, 0, t.counts(hyps))
-            low, kept = s.least_costs(going), {}
+            low, kept = s.least_costs(hyps, np.arange(len(t.queries))), {}
             useful = np.flatnonzero(going.max(axis=1) < len(hyps)).tolist()
-            full = {q: s.query_cost(q, hyps, going[q], kept, None) for q in useful}
+            # the bound in one compiled pass: part_lows summed over the going parts,
+            # inf where a query makes no progress
+            assert np.flatnonzero(np.isfinite(low)).tolist() == useful
+            assert low[useful] == pytest.approx(s.part_lows(going[useful]).sum(axis=1))
+            full = {q: s.query_cost(q, hyps, kept, None) for q in useful}
             for q in useful:
                 assert low[q] <= full[q] + 1e-9
             # a query left part-costed past a cut is one that scores above it in full
             best = min(full.values())
             for q in useful:
-                got = s.query_cost(q, hyps, going[q], {}, None, s.cut(best))
+                got = s.query_cost(q, hyps, {}, None, s.cut(best))
                 assert got == full[q] if full[q] <= s.cut(best) else got == np.inf
                 cuts += got == np.inf
         assert cuts > 0

@@ -15,8 +15,11 @@ import pytest
 from sleuth.compiler import load_game
 from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.outcome_kernels import (
+    COLUMN_BLOCK,
     codes_met,
+    column_sums,
     distinct_rows,
+    going_sums,
     least_bounds,
     least_bounds_serial,
     least_bounds_split,
@@ -46,11 +49,13 @@ def test_kernels_match_numpy(seed):
     nq, nh, nc = int(rng.integers(5, 40)), int(rng.integers(5, 60)), int(rng.integers(2, 9))
     codes = rng.integers(0, nc, size=(nq, nh)).astype(np.uint8)
     stops = rng.random((nq, nc)) < 0.2
+    codes[0], stops[0, 0] = 0, False  # a query that parts no set
     lb_total = np.cumsum(rng.integers(0, 4, size=nh + 1)).astype(np.int64)
     lb_worst = np.cumsum(rng.integers(0, 2, size=nh + 1)).astype(np.int64)
     lb_total[0] = lb_worst[0] = 0
     for _ in range(5):
         hyps = np.sort(rng.choice(nh, size=int(rng.integers(1, nh + 1)), replace=False))
+        n = len(hyps)
         want = numpy_scores(codes, hyps, stops, lb_total, lb_worst)
         got = part_sizes(codes, hyps, stops, lb_total, lb_worst, np.arange(nq))
         for w, g in zip(want, got, strict=True):
@@ -60,11 +65,17 @@ def test_kernels_match_numpy(seed):
         ok = useful & allowed
         least = least_bounds(codes, hyps, stops, lb_total, lb_worst, np.arange(nq), allowed,
                              NO_TREE)
-        n = len(hyps)
         if ok.any():  # never below the set's own size bounds
             assert least == (max(lbq[ok].min(), lb_total[n]), max(lbw[ok].min(), lb_worst[n]))
         else:
             assert least == (NO_TREE, NO_TREE)
+        # going_sums: a float cost summed over each useful query's going parts, inf for
+        # the others (the whole set's part costs nothing: a query that makes no progress
+        # would score least, were it counted)
+        cost = np.concatenate([[0.0], rng.random(nh) * 10])
+        cost[n] = 0.0
+        sums = np.where(useful, np.where(going > 0, cost[going], 0.0).sum(axis=1), np.inf)
+        assert going_sums(codes, hyps, stops, cost, np.arange(nq)) == pytest.approx(sums)
 
 
 @pytest.mark.parametrize("guesses", ["any", "consistent"])
@@ -123,7 +134,18 @@ def test_split_passes_equal_one_thread(seed):
         for w, g in zip(want, whole, strict=True):
             assert np.array_equal(w, g)
         kept = numpy_distinct(codes[active], hyps, stops[active])
+        cost = np.concatenate([[0.0], rng.random(nh) * 10])
+        sums = np.where(want[3], np.where(want[0] > 0, cost[want[0]], 0.0).sum(axis=1),
+                        np.inf)
+        lone = going_sums(codes, hyps, stops, cost, active, 1)
+        assert lone == pytest.approx(sums)
+        # read by hypothesis (each one's codes on the queries asked), in code order
+        columns = np.ascontiguousarray(codes[np.ix_(active, hyps)].T)
+        assert column_sums(columns, stops[active], cost, 1) == pytest.approx(lone)
         for pieces in (2, 3, 7):
+            assert np.array_equal(going_sums(codes, hyps, stops, cost, active, pieces), lone)
+            assert np.array_equal(column_sums(columns, stops[active], cost, pieces),
+                                  column_sums(columns, stops[active], cost, 1))
             assert least_bounds_split(codes, hyps, stops, lb_total, lb_worst, active,
                                       allowed, NO_TREE, pieces) == one
             cut = part_sizes(codes, hyps, stops, lb_total, lb_worst, active, pieces)
@@ -131,6 +153,24 @@ def test_split_passes_equal_one_thread(seed):
                 assert np.array_equal(w, g)
             assert np.array_equal(distinct_rows(codes, hyps, stops, active, pieces),
                                   active[kept])
+
+
+def test_column_sums_over_several_blocks_of_queries():
+    """column_sums counts COLUMN_BLOCK queries side by side: over 2.5 blocks (cut into
+    runs that start mid-block) it sums as going_sums does query by query."""
+    rng = np.random.default_rng(11)
+    nq, nh, nc = int(2.5 * COLUMN_BLOCK), 40, 9
+    codes = rng.integers(0, nc, size=(nq, nh)).astype(np.uint8)
+    stops = rng.random((nq, nc)) < 0.2
+    codes[7], stops[7, 0] = 0, False  # a query that parts no set
+    cost = np.concatenate([[0.0], rng.random(nh) * 10])
+    for n in (1, 2, 17, nh):
+        hyps = np.sort(rng.choice(nh, size=n, replace=False))
+        want = going_sums(codes, hyps, stops, cost, np.arange(nq), 1)
+        assert want[7] == np.inf
+        columns = np.ascontiguousarray(codes[:, hyps].T)
+        for pieces in (1, 2, 3):
+            assert column_sums(columns, stops, cost, pieces) == pytest.approx(want)
 
 
 def test_a_pass_is_split_only_above_split():

@@ -27,6 +27,7 @@ from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 
 DISTINCT = (8, 64)  # the sizes of sets whose distinct queries are listed (see distinct)
 CHUNK_SHARE = 8  # a computed block of codes takes at most memory_mb / CHUNK_SHARE
+COLUMN_CODES = 256  # going_sums reads the cache's codes as they are with at most these
 
 
 class OutcomeRows:
@@ -125,6 +126,22 @@ class OutcomeRows:
                                 np.ones(len(p), dtype=bool), none)
             total, worst = min(total, t), min(worst, w)
         return total, worst
+
+    def going_sums(self, hyps: np.ndarray, cost: np.ndarray, active: np.ndarray
+                   ) -> np.ndarray:
+        """outcome_kernels.going_sums: read as the cache holds the codes, by hypothesis
+        (column_sums), when it holds the set and the counters that pass keeps per
+        (query, code) stay small; else on codes computed a chunk at a time."""
+        from sleuth.solver.infoset.outcome_kernels import column_sums, going_sums
+
+        if self.ncodes <= COLUMN_CODES:
+            got = self.cache.cut(hyps, active, len(self.queries))
+            if got is not None:
+                stops = self.stops if len(active) == len(self.queries) else self.stops[active]
+                return column_sums(got, stops, cost)
+        pieces = [going_sums(self.labels(hyps, p), np.arange(len(hyps)), self.stops[p], cost,
+                             np.arange(len(p))) for p in self.chunks(len(hyps), active)]
+        return np.concatenate(pieces) if pieces else np.zeros(0)
 
     def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does

@@ -127,6 +127,14 @@ class OutcomeTable:
         return least_bounds(self.small, hyps, self.stops, lb_total, lb_worst, active,
                             allowed, none)
 
+    def going_sums(self, hyps: np.ndarray, cost: np.ndarray, active: np.ndarray
+                   ) -> np.ndarray:
+        """Per query of `active`: the sum of `cost[size]` over its going parts at `hyps`,
+        inf where it makes no progress (outcome_kernels.going_sums)."""
+        from sleuth.solver.infoset.outcome_kernels import going_sums
+
+        return going_sums(self.small, hyps, self.stops, cost, active)
+
     def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does
         (outcome_kernels.distinct_rows), whatever the search tries (`top`)."""

@@ -159,11 +159,6 @@ class Calibrated(ListedStrategy):
 
     # -- scoring
 
-    def split_cost(self, counts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-        """Per query (rows of part sizes, with `stops` the codes that end the game for
-        each): the estimated total its parts still need, by size alone."""
-        return np.where(stops, 0.0, self.estimate[counts]).sum(axis=1)
-
     def part_cost(self, part: np.ndarray, left: int | None = None) -> float:
         """A part that goes on: exact when small, else (depth 2) one more query each and
         the best second split, or (depth 1) the estimate for its size. `left`: the
@@ -178,10 +173,9 @@ class Calibrated(ListedStrategy):
         t, queries = self.table, np.arange(len(self.table.queries))
         if t.symmetry is not None and len(part) >= SYMMETRIC:  # one query per orbit
             queries = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(part)))
-        counts = t.counts(part, queries)
-        second = self.split_cost(counts, t.stops[queries])
-        second[np.where(t.stops[queries], 0, counts).max(axis=1) == len(part)] = np.inf
-        return len(part) + float(second.min())  # (no progress: inf)
+        # the least estimate a second query's going parts sum to, in one compiled pass
+        # (outcome_kernels.going_sums; inf: no progress)
+        return len(part) + float(t.going_sums(part, self.estimate, queries).min())
 
     def part_lows(self, going: np.ndarray) -> np.ndarray:
         """Per part size (any shape; 0: no part): a lower bound on the part's cost from its
@@ -191,10 +185,10 @@ class Calibrated(ListedStrategy):
         low = np.where(going <= self.exact, self.search.lb_total[going], large[going])
         return np.where(going > 0, low, 0.0)
 
-    def least_costs(self, going: np.ndarray) -> np.ndarray:
-        """Per query (rows of going part sizes): a lower bound on the sum of its parts'
-        costs (`part_lows`)."""
-        return self.part_lows(going).sum(axis=1)
+    def least_costs(self, hyps: np.ndarray, queries: np.ndarray) -> np.ndarray:
+        """Per query of `queries`: a lower bound on the sum of its parts' costs at `hyps`
+        (`part_lows` summed over its going parts), inf where it makes no progress."""
+        return self.table.going_sums(hyps, self.part_lows(np.arange(len(hyps) + 1)), queries)
 
     @staticmethod
     def cut(best: float) -> float:
@@ -209,36 +203,36 @@ class Calibrated(ListedStrategy):
         scored = np.arange(len(t.queries))  # one query per orbit: the others score alike
         if t.symmetry is not None:
             scored = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(hyps)))
-        counts = t.counts(hyps, scored)
-        going = np.where(t.stops[scored], 0, counts)
-        useful = going.max(axis=1) < len(hyps)
         scores = np.full(len(t.queries), np.inf)
         kept: dict[bytes, float] = {}
         bound = self.candidates.game.model.max_queries
         left = None if bound is None else bound - len(belief.history) - 1
-        # branch and bound: queries in order of a lower bound on their score (least_costs);
-        # once it passes the best score found (with room for least_by_k's tolerance on
-        # ties), no later query can reach it, so those are left unscored
-        low = self.least_costs(going)
+        # branch and bound: queries in order of a lower bound on their score (least_costs,
+        # inf for a query that makes no progress); once it passes the best score found
+        # (with room for least_by_k's tolerance on ties), no later query can reach it, so
+        # those are left unscored
+        low = self.least_costs(hyps, scored)
         best = np.inf
-        for k in sorted(np.flatnonzero(useful).tolist(), key=lambda k: low[k]):
+        for k in sorted(np.flatnonzero(np.isfinite(low)).tolist(), key=lambda k: low[k]):
             bar = self.cut(best)
             if low[k] > bar:
                 break
             i = int(scored[k])
-            scores[i] = total = self.query_cost(i, hyps, going[k], kept, left, bar)
+            scores[i] = total = self.query_cost(i, hyps, kept, left, bar)
             best = min(best, total)
         return least_by_k(self.candidates, belief, scores)
 
-    def query_cost(self, q: int, hyps: np.ndarray, going: np.ndarray, kept: dict,
-                   left: int | None, cut: float = np.inf) -> float:
-        """Query q's score at `hyps`: the sum of the costs of its parts that go on (sizes
-        `going`, by code), each part costed once per decision (`kept`). With `cut`: the
-        parts are costed those already kept first, then the largest, and once the costs
-        so far plus the other parts' `part_lows` pass `cut` the query cannot win: inf,
-        the rest left uncosted. A score is always summed in code order, so a query
-        costed in full scores as it would without `cut`."""
-        row = self.table.row(q, hyps)
+    def query_cost(self, q: int, hyps: np.ndarray, kept: dict, left: int | None,
+                   cut: float = np.inf) -> float:
+        """Query q's score at `hyps`: the sum of the costs of its parts that go on, each
+        part costed once per decision (`kept`). With `cut`: the parts are costed those
+        already kept first, then the largest, and once the costs so far plus the other
+        parts' `part_lows` pass `cut` the query cannot win: inf, the rest left uncosted.
+        A score is always summed in code order, so a query costed in full scores as it
+        would without `cut`."""
+        t = self.table
+        row = t.row(q, hyps)
+        going = np.where(t.stops[q], 0, np.bincount(row, minlength=t.ncodes))
         codes = np.flatnonzero(going)
         parts = [hyps[row == c] for c in codes.tolist()]
         keys = [part.tobytes() for part in parts]
