@@ -258,10 +258,11 @@ def going_sums(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, cost: np.
     parts of `hyps` that go on, or inf for a query that neither splits the set nor ends
     the game for part of it. One pass over the codes, without the (queries x codes)
     matrix of part sizes that `cost[counts].sum(axis=1)` makes (the calibrated
-    look-ahead on Wordle: 12,972 queries x 243 codes, 25 MB, at every decision and at
-    every part it looks past). A query's parts are summed in the order of the set's
-    first hypothesis in each, so a sum can differ from numpy's in its last bits. The
-    queries are cut in `pieces` runs, one per thread (None: as threads.pieces says)."""
+    look-ahead, at every decision and every part it looks past: 25 MB with 12,972
+    queries and 243 codes, docs/solver.md). A query's parts are summed in the order
+    of the set's first hypothesis in each, so a sum can differ from numpy's in its
+    last bits. The queries are cut in `pieces` runs, one per thread (None: as
+    threads.pieces says)."""
     if pieces is None:
         pieces = threads.pieces(hyps.shape[0] * active.shape[0])
     sums = np.empty(active.shape[0], dtype=np.float64)
@@ -311,9 +312,9 @@ def column_sums(columns: np.ndarray, stops: np.ndarray, cost: np.ndarray,
     part sizes of COLUMN_BLOCK queries are counted side by side as each hypothesis's
     codes are streamed, and a query's parts are summed in code order. The row cache of
     codes made on demand holds codes so (outcome_rows.py): turning a set's block of
-    them the other way for going_sums took 9 of every 10 ms of the pass at MM(5,8)'s
-    parts of 1,000 secrets. The queries are cut in `pieces` runs, one per thread (None:
-    as threads.pieces says)."""
+    them the other way for going_sums took 9 of every 10 ms of the pass at parts of
+    1,000 secrets over 32,768 queries (docs/solver.md). The queries are cut in
+    `pieces` runs, one per thread (None: as threads.pieces says)."""
     n, nq = columns.shape
     if pieces is None:
         pieces = threads.pieces(n * nq)
