@@ -139,9 +139,9 @@ class OutcomeRows:
             if got is not None:
                 stops = self.stops if len(active) == len(self.queries) else self.stops[active]
                 return column_sums(got, stops, cost)
-        pieces = [going_sums(self.labels(hyps, p), np.arange(len(hyps)), self.stops[p], cost,
-                             np.arange(len(p))) for p in self.chunks(len(hyps), active)]
-        return np.concatenate(pieces) if pieces else np.zeros(0)
+        return np.concatenate([going_sums(self.labels(hyps, p), np.arange(len(hyps)),
+                                          self.stops[p], cost, np.arange(len(p)))
+                               for p in self.chunks(len(hyps), active)])
 
     def distinct(self, hyps: np.ndarray, active: np.ndarray, top: int = 0) -> np.ndarray:
         """The queries of `active` that part `hyps` as no earlier one of them does
