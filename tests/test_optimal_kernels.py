@@ -139,13 +139,14 @@ def test_split_passes_equal_one_thread(seed):
                         np.inf)
         lone = going_sums(codes, hyps, stops, cost, active, 1)
         assert lone == pytest.approx(sums)
-        # read by hypothesis (each one's codes on the queries asked), in code order
-        columns = np.ascontiguousarray(codes[np.ix_(active, hyps)].T)
-        assert column_sums(columns, stops[active], cost, 1) == pytest.approx(lone)
+        # read by hypothesis (each one's codes on every query, rows `hyps` of them),
+        # the queries asked picked out, in code order
+        columns = np.ascontiguousarray(codes.T)
+        assert column_sums(columns, hyps, active, stops, cost, 1) == pytest.approx(lone)
         for pieces in (2, 3, 7):
             assert np.array_equal(going_sums(codes, hyps, stops, cost, active, pieces), lone)
-            assert np.array_equal(column_sums(columns, stops[active], cost, pieces),
-                                  column_sums(columns, stops[active], cost, 1))
+            assert np.array_equal(column_sums(columns, hyps, active, stops, cost, pieces),
+                                  column_sums(columns, hyps, active, stops, cost, 1))
             assert least_bounds_split(codes, hyps, stops, lb_total, lb_worst, active,
                                       allowed, NO_TREE, pieces) == one
             cut = part_sizes(codes, hyps, stops, lb_total, lb_worst, active, pieces)
@@ -168,9 +169,10 @@ def test_column_sums_over_several_blocks_of_queries():
         hyps = np.sort(rng.choice(nh, size=n, replace=False))
         want = going_sums(codes, hyps, stops, cost, np.arange(nq), 1)
         assert want[7] == np.inf
-        columns = np.ascontiguousarray(codes[:, hyps].T)
+        columns = np.ascontiguousarray(codes.T)
         for pieces in (1, 2, 3):
-            assert column_sums(columns, stops, cost, pieces) == pytest.approx(want)
+            assert column_sums(columns, hyps, np.arange(nq), stops, cost,
+                               pieces) == pytest.approx(want)
 
 
 def test_a_pass_is_split_only_above_split():

@@ -63,6 +63,11 @@ class CodeMatrix:
             return self.data[index]
         return cut_rows(self.data, index, positions)
 
+    def held(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, places): the hypotheses `index`'s rows of labels are rows[places], in
+        place (no copy)."""
+        return self.data, index
+
 
 class RowCache:
     """Rows of labels made on demand from one row per orbit, at most `capacity` kept."""
@@ -81,6 +86,17 @@ class RowCache:
 
     def cut(self, index: np.ndarray, positions: np.ndarray, queries: int) -> np.ndarray | None:
         """Labels (len(index), len(positions)); None for a set too large to hold."""
+        got = self.held(index)
+        if got is None:
+            return None
+        slab, slots = got
+        if len(positions) == queries:
+            return slab[slots]
+        return cut_rows(slab, slots, positions)
+
+    def held(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rows, places): the hypotheses `index`'s rows of labels are rows[places], made
+        where missing and held in the slab; None for a set too large to hold."""
         if 2 * len(index) > self.capacity:
             return None
         self.clock += 2  # this request's rows: clock; rows made on the way: clock - 1
@@ -88,9 +104,7 @@ class RowCache:
         self.stamp[have[have >= 0]] = self.clock
         for h in index[have < 0].tolist():
             self._make(h)
-        if len(positions) == queries:
-            return self.slab[self.slot[index]]
-        return cut_rows(self.slab, self.slot[index], positions)
+        return self.slab, self.slot[index]
 
     def _row(self, h: int) -> np.ndarray | None:
         if self.first_of[h] >= 0:

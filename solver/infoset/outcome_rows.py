@@ -129,16 +129,15 @@ class OutcomeRows:
 
     def going_sums(self, hyps: np.ndarray, cost: np.ndarray, active: np.ndarray
                    ) -> np.ndarray:
-        """outcome_kernels.going_sums: read as the cache holds the codes, by hypothesis
+        """outcome_kernels.going_sums: read where the cache holds the codes, by hypothesis
         (column_sums), when it holds the set and the counters that pass keeps per
         (query, code) stay small; else on codes computed a chunk at a time."""
         from sleuth.solver.infoset.outcome_kernels import column_sums, going_sums
 
         if self.ncodes <= COLUMN_CODES:
-            got = self.cache.cut(hyps, active, len(self.queries))
+            got = self.cache.held(hyps)
             if got is not None:
-                stops = self.stops if len(active) == len(self.queries) else self.stops[active]
-                return column_sums(got, stops, cost)
+                return column_sums(*got, active, self.stops, cost)
         return np.concatenate([going_sums(self.labels(hyps, p), np.arange(len(hyps)),
                                           self.stops[p], cost, np.arange(len(p)))
                                for p in self.chunks(len(hyps), active)])
