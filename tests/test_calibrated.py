@@ -121,6 +121,31 @@ def test_the_bound_skips_only_queries_that_cannot_win(depth, monkeypatch):
         assert fast.total == slow.total and fast.tree == slow.tree
 
 
+def test_the_second_split_bound_is_below_every_profile_of_part_sizes():
+    """Depth 2's size bound on a part (`second_low`) is below n plus the least sum of the
+    estimate over any sizes a second query's going parts could have: at most as many
+    as the most codes that go on for any query of MM(4,4) (counted here on the whole
+    set), summing to at least n - s (s: the most secrets one query ends the game for).
+    Written here as a table of least sums over every profile of sizes; with the fitted
+    (convex) estimate the bound comes within a query a secret of it at every size."""
+    game = load_game(MM, {"pegs": 4, "colours": 4})
+    s = make_strategy("calibrated", Candidates(game), exact=4, samples=40,
+                      estimate_by="fit")
+    t, top = s.table, game.hypotheses.size
+    most = max(len({c for c in row.tolist() if not t.stops[q, c]})
+               for q, row in enumerate(t.codes))
+    least = np.zeros(top + 1)  # least[m]: m secrets in at most p parts, p = 1, 2, ...
+    least[1:] = s.estimate[1:top + 1]
+    for _ in range(most - 1):
+        least = np.array([min(least[m - k] + s.estimate[k] for k in range(m + 1))
+                          for m in range(top + 1)])
+    ends = int(s.search.most_ended)
+    n = np.arange(s.exact + 1, top + 1)
+    profile = n + least[np.maximum(n - ends, 0)]
+    assert (s.second_low[n] <= profile + 1e-9).all()
+    assert (s.second_low[n] >= profile - n / 100 - 1).all()
+
+
 def test_a_large_part_is_scored_on_one_query_per_orbit():
     """Depth 2 scores a part of at least SYMMETRIC secrets on one query per orbit of its
     stabiliser: the same cost as every query's second split, computed here."""

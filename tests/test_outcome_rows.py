@@ -92,6 +92,14 @@ def test_codes_on_demand_agree_with_the_dense_table_on_random_sets():
             pytest.approx(dense.table.going_sums(hyps, cost, active))
         columns += small.table.cache.cut(hyps, active, 1296) is not None
     assert columns == 2
+    # the most codes that go on for one query on the whole set, counted here: the dense
+    # table's is that, the one made on demand at least that (its codes that occur, less
+    # the fewest that end the game for a query)
+    t = dense.table
+    most = max(len(set(np.unique(t.codes[q]).tolist()) - set(np.flatnonzero(t.stops[q])
+                                                             .tolist()))
+               for q in range(len(t.queries)))
+    assert t.most_going == most and small.table.most_going >= most
 
 
 def test_a_set_of_9_to_64_lists_the_dense_tables_distinct_queries():

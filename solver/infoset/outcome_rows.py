@@ -67,6 +67,13 @@ class OutcomeRows:
             return None
         return OutcomeRows(candidates, cache)
 
+    @property
+    def most_going(self) -> int:
+        """At least the most codes that go on that one query gives on the whole set: the
+        codes that occur (the book), less the fewest that end the game for one query
+        (counting each query's would mean every code of the whole matrix)."""
+        return len(self.book) - int(self.stops.sum(axis=1).min()) if len(self.stops) else 0
+
     # -- codes
 
     def labels(self, hyps: np.ndarray, active: np.ndarray) -> np.ndarray:

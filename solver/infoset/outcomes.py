@@ -79,6 +79,15 @@ class OutcomeTable:
             self.stops[rows] = given[rows] & stop_table(candidates, self.queries[rows],
                                                          self.book)
 
+    @cached_property
+    def most_going(self) -> int:
+        """The most codes that go on (do not end the game) that one query gives on the
+        whole set: no query parts any set in more (one pass over the table)."""
+        from sleuth.solver.infoset.outcome_kernels import codes_met
+
+        met = codes_met(self.small, self.ncodes) & ~self.stops
+        return int(met.sum(axis=1).max()) if len(met) else 0
+
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """Part sizes (queries x codes) of the hypotheses `hyps` under the queries (None:
         every one)."""

@@ -125,8 +125,9 @@ class Calibrated(ListedStrategy):
     def _second_bounds(self, size: int) -> np.ndarray:
         """For n = 0..size: a lower bound on depth 2's cost of a part of n secrets, n plus
         the least sum of the estimate over a second split's going parts. Those are at
-        most one per feedback code (B), and hold at least n - s secrets, s the most that
-        one query ends the game for at the whole set. Below the estimate lies its convex
+        most B, the most codes that go on for one query at the whole set (the table's
+        `most_going`), and hold at least n - s secrets, s the most that one query ends
+        the game for at the whole set. Below the estimate lies its convex
         minorant H (H(0) = 0), and by Jensen's inequality any B sizes summing to S give
         at least B H(S / B) (with H convex and H(0) = 0 that falls as B grows). Never
         below the search's size bound."""
@@ -141,7 +142,7 @@ class Calibrated(ListedStrategy):
                 else:
                     break
             hull.append(k)
-        codes = self.table.stops.shape[1]
+        codes = max(1, self.table.most_going)
         spread = np.maximum(n - self.search.most_ended, 0) / codes
         low = n + codes * np.interp(spread, hull, self.estimate[hull])
         return np.maximum(np.floor(low * (1 - 1e-9)), self.search.lb_total[:size + 1])
