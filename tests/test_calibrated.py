@@ -14,8 +14,10 @@ import pytest
 from sleuth.compiler import SleuthError, load_game
 from sleuth.compiler.api import load_game_text
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
+from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.strategies import make_strategy
+from sleuth.solver.strategies.lookahead import least_by_k
 from tests.conftest import ROOT
 
 MM = ROOT / "specs" / "mastermind.yaml"
@@ -119,6 +121,42 @@ def test_the_bound_skips_only_queries_that_cannot_win(depth, monkeypatch):
             "calibrated", Candidates(game), depth=depth, exact=4, samples=40), "t", tree=True)
         monkeypatch.undo()
         assert fast.total == slow.total and fast.tree == slow.tree
+
+
+@pytest.mark.parametrize("shortlist", [1, 3, 12])
+def test_the_shortlist_costs_the_queries_of_least_bound_and_takes_the_best(shortlist,
+                                                                           monkeypatch):
+    """`shortlist` k: a decision costs at most k queries, the first k in order of
+    `least_costs`, and chooses the least of their scores by rule K; 0 costs every query
+    that can still win, the exact choice. Written here: the first k costed in full with
+    no cut (and, for 0, every query that makes progress), then least_by_k, on sets of
+    MM(4,4) where more than k queries can still win, so the shortlist binds."""
+    game = load_game(MM, {"pegs": 4, "colours": 4})
+    short, exact = (make_strategy("calibrated", Candidates(game), exact=4, samples=40,
+                                  shortlist=k) for k in (shortlist, 0))
+    t, rng, binds = short.table, np.random.default_rng(shortlist), 0
+    calls = []
+    cost = type(short).query_cost
+    monkeypatch.setattr(type(short), "query_cost",
+                        lambda self, *a, **k: calls.append(self) or cost(self, *a, **k))
+    for _ in range(6):
+        hyps = np.sort(rng.choice(game.hypotheses.size, size=int(rng.integers(20, 120)),
+                                  replace=False))
+        belief = Belief(game, hyps)
+        scored = np.flatnonzero(t.symmetry.representatives(t.symmetry.stabiliser(hyps)))
+        low = short.least_costs(hyps, scored)
+        useful = np.flatnonzero(np.isfinite(low))
+        first = scored[sorted(useful.tolist(), key=lambda k: low[k])[:shortlist]]
+        some, every = np.full(len(t.queries), np.inf), np.full(len(t.queries), np.inf)
+        for q in scored[useful].tolist():
+            every[q] = cost(short, q, hyps, {}, None)
+        some[first] = every[first]
+        calls.clear()
+        assert short.choose(belief) == least_by_k(short.candidates, belief, some)
+        assert 0 < len(calls) <= shortlist
+        assert exact.choose(belief) == least_by_k(exact.candidates, belief, every)
+        binds += int((low <= short.cut(every.min())).sum() > shortlist)
+    assert binds > 0
 
 
 def test_the_second_split_bound_is_below_every_profile_of_part_sizes():
