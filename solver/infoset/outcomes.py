@@ -82,11 +82,13 @@ class OutcomeTable:
     @cached_property
     def most_going(self) -> int:
         """The most codes that go on (do not end the game) that one query gives on the
-        whole set: no query parts any set in more (one pass over the table)."""
-        from sleuth.solver.infoset.outcome_kernels import codes_met
-
-        met = codes_met(self.small, self.ncodes) & ~self.stops
-        return int(met.sum(axis=1).max()) if len(met) else 0
+        whole set: no query parts any set in more. One compiled pass (going_sums, each
+        going part counted 1), with no (queries x codes) matrix."""
+        everyone = np.arange(self.small.shape[1], dtype=np.int64)
+        ones = np.ones(len(everyone) + 1)
+        ones[0] = 0.0
+        parts = self.going_sums(everyone, ones, np.arange(len(self.queries), dtype=np.int64))
+        return int(max(1.0, parts[np.isfinite(parts)].max(initial=1.0)))
 
     def counts(self, hyps: np.ndarray, queries: np.ndarray | None = None) -> np.ndarray:
         """Part sizes (queries x codes) of the hypotheses `hyps` under the queries (None:
