@@ -31,9 +31,9 @@ sizes alone (`least_costs`), and stops once that bound passes the best score fou
 query whose parts costed so far, with the others' bounds, pass it is left there. That
 choice is the one of costing every query (docs/solver.md). It costs at most `shortlist`
 queries, the first in that order: where more could still win, the best of those is
-taken, which need not be the exact choice (0: no limit). On MM(5,8) the exact choice
-lay within the first 82 at every set measured, and the rest of a decision's work,
-up to 73 s of it, went to showing that thousands of others could not win.
+taken, which need not be the exact choice (0: no limit). At MM(5,8)'s 18 slowest
+sets the exact choice lay within the first 82, and the rest of a decision's work, up
+to 73 s of it, went to showing that thousands of others could not win.
 """
 
 from __future__ import annotations
