@@ -93,7 +93,7 @@ def real_cluster(workers: int, preload: bool = True) -> Iterator[str]:
     procs = [subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                "--no-dashboard"], **quiet)]
     try:
-        # one core each (solver/infoset/threads.py), no sampling profiler (cluster.py)
+        # one core each (compiler/parallel.py), no sampling profiler (cluster.py)
         one_core = {**os.environ, "NUMBA_NUM_THREADS": "1",
                     "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
         loads = ["--preload", PRELOAD] if preload else []

@@ -8,6 +8,7 @@
     errors                      SleuthError and its kinds, Loc (file:line:col)
     values                      show / coerce values as a person writes them
     types                       the static types a marginal or a value is read by
+    parallel                    the one policy for compiled parallel code (threads or not)
 
 Everything else under `compiler/` is internal: the layering test
 (tests/test_layering.py) checks that the solver imports nothing else.
@@ -17,7 +18,7 @@ the symbolic space and the counters import them on first use.
 
 from __future__ import annotations
 
-from sleuth.compiler import ir
+from sleuth.compiler import ir, parallel
 from sleuth.compiler.check import CheckedAction
 from sleuth.compiler.counters import COUNTERS, Counter
 from sleuth.compiler.domains import (
@@ -76,7 +77,7 @@ __all__ = [
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "landing_spec",
     "coerce_text", "did_you_mean", "option", "said", "speak_as", "domain_size", "domain_values",
-    "interpret", "ir",
+    "interpret", "ir", "parallel",
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides", "reporting",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",

@@ -25,6 +25,8 @@ from llvmlite import ir as llvm_ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from sleuth.compiler.parallel import threaded
+
 GROUPS = 32  # part-0 value groups walked in parallel (each with its own marginals)
 
 
@@ -185,7 +187,7 @@ def _walk(start: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np.ndarray
     return total
 
 
-@njit(cache=True, parallel=True)
+@threaded(cache=True)
 def _walk_groups(groups: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np.ndarray,
                  sig: np.ndarray, C: np.ndarray, nonzero: np.ndarray, full: np.uint64,
                  with_marg: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -263,7 +265,7 @@ def list_pairwise(sizes: np.ndarray, masks: np.ndarray, B: np.ndarray, sig: np.n
     return rows[np.lexsort(rows.T[::-1])]
 
 
-@njit(cache=True, parallel=True)
+@threaded(cache=True)
 def _list_groups(groups: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np.ndarray,
                  sig: np.ndarray, C: np.ndarray, nonzero: np.ndarray, full: np.uint64,
                  room: np.ndarray) -> np.ndarray:
@@ -276,7 +278,7 @@ def _list_groups(groups: np.ndarray, sizes: np.ndarray, masks: np.ndarray, B: np
     return found
 
 
-@njit(cache=True, parallel=True)
+@threaded(cache=True)
 def _list_shares(groups: np.ndarray, offsets: np.ndarray, sizes: np.ndarray,
                  masks: np.ndarray, B: np.ndarray, sig: np.ndarray, C: np.ndarray,
                  nonzero: np.ndarray, full: np.uint64, rows: np.ndarray) -> None:

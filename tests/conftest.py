@@ -25,6 +25,22 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"
                                            "does)")
 
 
+@pytest.fixture(params=["threads", "one thread"])
+def thread_mode(request):
+    """Runs a test twice: with the threaded kernels on the fork- and thread-safe layer
+    (skipped where it does not load) and with their one-thread twins, as where no such
+    layer loads (compiler/parallel.py)."""
+    from sleuth.compiler.api import parallel
+
+    if request.param == "threads":
+        if not parallel.layer_loads():
+            pytest.skip("no fork- and thread-safe layer (tbb) here")
+        yield request.param
+        return
+    with parallel.one_thread():
+        yield request.param
+
+
 def counts_agree(backend: str, estimate: float, exact: int) -> bool:
     """A backend's count against the exact one: equal, or for `approx` within the stated
     guarantee, exact / (1 + epsilon) <= estimate <= (1 + epsilon) exact."""

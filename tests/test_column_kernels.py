@@ -75,7 +75,7 @@ def numpy_least(codes, hyps, stops, lb_total, lb_worst, allowed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_column_pass_matches_numpy(seed):
+def test_the_column_pass_matches_numpy(seed, thread_mode):
     """Over tables of up to three blocks of queries and sets of up to MAX_SET, one
     thread or cut in 2 and 3 runs: the least over every allowed useful query."""
     rng = np.random.default_rng(seed)
@@ -174,7 +174,7 @@ def test_a_set_some_query_meets_the_size_bounds_for():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_distinct_queries_hashed_by_column_are_those_hashed_by_row(seed):
+def test_distinct_queries_hashed_by_column_are_those_hashed_by_row(seed, thread_mode):
     """Few codes, so many queries repeat a row at a set; some rows equal in codes
     differ in where the game ends; every query hashed, those of `active` kept."""
     rng = np.random.default_rng(50 + seed)

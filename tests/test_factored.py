@@ -55,7 +55,8 @@ def brute_fleet(n: int, lengths: list[int]) -> int:
 
 
 @pytest.mark.parametrize("n,a,b,c", [(4, 3, 2, 2), (5, 3, 3, 2), (5, 4, 2, 2), (3, 2, 2, 1)])
-def test_factored_counts_fleets_as_the_brute_force(n: int, a: int, b: int, c: int) -> None:
+def test_factored_counts_fleets_as_the_brute_force(n: int, a: int, b: int, c: int,
+                                                   thread_mode: str) -> None:
     game = load_game_text(FLEET, overrides={"n": n, "a": a, "b": b, "c": c})
     counter = game.counter("factored")
     got = counter.count(counter.start())
@@ -86,7 +87,7 @@ goal: {identify: [a, b, c, d]}
 
 
 @pytest.mark.parametrize("last", ["c + d != 5", "b + c + d != 10", "a * d <= 20"])
-def test_factored_counts_factors_over_three_parts(last: str) -> None:
+def test_factored_counts_factors_over_three_parts(last: str, thread_mode: str) -> None:
     """A factor over three parts within the join, and one reaching the last two (the
     last part is then summed alone), against the enumerated table."""
     game = load_game_text(TRIPLES.replace("LAST", last))

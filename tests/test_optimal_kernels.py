@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sleuth.compiler import load_game
-from sleuth.solver.infoset import threads
+from sleuth.compiler.api import parallel
 from sleuth.solver.infoset.outcome_kernels import (
     COLUMN_BLOCK,
     codes_met,
@@ -112,7 +112,7 @@ def numpy_distinct(codes, hyps, stops):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_split_passes_equal_one_thread(seed):
+def test_split_passes_equal_one_thread(seed, thread_mode):
     """Each pass cut into 2, 3 and 7 runs of queries (as the threads take them) gives what
     it gives uncut and what numpy gives, including where one run stops early at the size
     bounds and another does not."""
@@ -156,7 +156,7 @@ def test_split_passes_equal_one_thread(seed):
                                   active[kept])
 
 
-def test_column_sums_over_several_blocks_of_queries():
+def test_column_sums_over_several_blocks_of_queries(thread_mode):
     """column_sums counts COLUMN_BLOCK queries side by side: over 2.5 blocks (cut into
     runs that start mid-block) it sums as going_sums does query by query."""
     rng = np.random.default_rng(11)
@@ -175,16 +175,16 @@ def test_column_sums_over_several_blocks_of_queries():
                                pieces) == pytest.approx(want)
 
 
-def test_a_pass_is_split_only_above_split():
+def test_a_pass_is_split_only_above_split(thread_mode):
     import numba
 
-    assert threads.pieces(threads.SPLIT - 1) == 1
-    assert threads.pieces(threads.SPLIT) == (numba.get_num_threads() if threads.usable()
-                                             else 1)
+    assert parallel.pieces(parallel.SPLIT - 1) == 1
+    assert parallel.pieces(parallel.SPLIT) == (numba.get_num_threads()
+                                               if thread_mode == "threads" else 1)
 
 
 def _pieces_of_a_large_pass() -> int:
-    return threads.pieces(threads.SPLIT * 10)
+    return parallel.pieces(parallel.SPLIT * 10)
 
 
 def test_pool_workers_keep_their_passes_to_one_thread():
@@ -192,12 +192,10 @@ def test_pool_workers_keep_their_passes_to_one_thread():
     --workers`) split no pass; the process that started them still does."""
     from multiprocessing import get_context
 
-    import numba
-
     from sleuth.solver.evaluation.bench import start_worker
     from sleuth.solver.interfaces.atlas import worker_pool
 
-    whole = numba.get_num_threads() if threads.usable() else 1
+    whole = parallel.threads()
     with get_context("fork").Pool(1, initializer=start_worker) as pool:
         assert pool.apply(_pieces_of_a_large_pass) == 1
     with worker_pool(1) as pool:
@@ -225,7 +223,8 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-@pytest.mark.skipif(not threads.usable(), reason="no fork- and thread-safe layer (tbb)")
+@pytest.mark.skipif(not parallel.layer_loads(),
+                    reason="no fork- and thread-safe layer (tbb)")
 def test_a_forked_child_runs_split_passes():
     """The searches run in forked children (compiler/guard.py, evaluate --workers): a
     child forked after a split pass runs one too (GNU OpenMP's layer would hang here)."""

@@ -28,10 +28,17 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import Budget, Game, SleuthError, load_game, option, show_value
+from sleuth.compiler.api import (
+    Budget,
+    Game,
+    SleuthError,
+    load_game,
+    option,
+    parallel,
+    show_value,
+)
 from sleuth.solver.evaluation.cluster import connect
 from sleuth.solver.evaluation.transcript import play_secret
-from sleuth.solver.infoset import threads
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.protocol import InformationSet
 from sleuth.solver.infoset.queries import Candidates
@@ -185,7 +192,7 @@ def start_worker() -> None:
     """A worker process's initializer: Ctrl-C is the parent's to handle, and its compiled
     passes keep to one thread (the workers between them already fill the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threads.alone()
+    parallel.alone()
 
 
 def _run_indexed(item: tuple[int, Task]) -> tuple[int, dict[str, Any]]:

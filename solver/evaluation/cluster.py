@@ -119,7 +119,7 @@ class Workers:
         else:
             import dask
 
-            # one core each: the compiled passes too (solver/infoset/threads.py); and no
+            # one core each: the compiled passes too (compiler/parallel.py); and no
             # sampling profiler in the workers (NO_PROFILER)
             with dask.config.set(NO_PROFILER):
                 self.cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1,

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sleuth.solver.infoset import threads
+from sleuth.compiler.api import parallel
 from sleuth.solver.infoset.outcome_kernels import (
     _distinct_by_keys,
     _home,
@@ -257,7 +257,7 @@ def _scores(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int3
     return out[0][cand], out[1][cand], out[2][cand] != 0, out[3][cand] != 0
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def _least_split(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int32,
                  b: np.int32, knots: np.ndarray, gains: np.ndarray, lb_total: np.ndarray,
                  lb_worst: np.ndarray, allowed: np.ndarray, none: int,
@@ -290,7 +290,7 @@ def _hashes(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray, lo: int,
                 keys[r] = (keys[r] ^ np.uint32(column[r] + 1)) * np.uint32(16777619)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def _hashes_split(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray,
                   pieces: int) -> None:
     nq = columns.shape[1]
@@ -370,7 +370,7 @@ def distinct_by_columns(columns: np.ndarray, hyps: np.ndarray, stops: np.ndarray
     queries, since rows with equal hashes are compared in full, codes and game ends."""
     n, nq = hyps.shape[0], columns.shape[1]
     if pieces is None:
-        pieces = threads.pieces(int(n * nq * HASH_NS / ROW_NS))
+        pieces = parallel.pieces(int(n * nq * HASH_NS / ROW_NS))
     keys = np.empty(nq, dtype=np.uint32)
     if pieces > 1:
         _hashes_split(columns, hyps, keys, pieces)
@@ -442,7 +442,7 @@ class ColumnFloors:
             raise ValueError(f"a set of {n} is read by column only up to {MAX_SET}")
         s = self.shape
         if pieces is None:
-            pieces = threads.pieces(int(n * nq * COLUMN_NS / ROW_NS))
+            pieces = parallel.pieces(int(n * nq * COLUMN_NS / ROW_NS))
         args = (self.columns, hyps, self.going, s.a, s.b, s.knots, s.gains, self.lb_total,
                 self.lb_worst, allowed, none)
         if pieces > 1:

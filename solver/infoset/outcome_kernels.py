@@ -12,12 +12,12 @@ codes) temporaries the vectorised form makes.
                   others part it, and every subset of it, exactly as one kept does
 
 A pass over many queries is cut into runs of the query order, one per thread
-(threads.py says how many); each run is the one-thread loop over its queries, and the
-results are put together as one run's would be, so a pass gives the same answer however
-it is cut (tests/test_optimal_kernels.py). A threaded kernel (`parallel=True`) is only
-ever called from Python, and only for two runs or more: called from another compiled
-kernel it crashed the process (numba ran it before starting its threads), and asked for
-one run it still cost 6 µs a call, against 2.8 µs for the same loop compiled without.
+(compiler/parallel.py says how many); each run is the one-thread loop over its queries,
+and the results are put together as one run's would be, so a pass gives the same answer
+however it is cut (tests/test_optimal_kernels.py). A threaded kernel
+(`parallel.threaded`) is only ever called from Python, and only for two runs or more:
+numba runs a threaded kernel called from another compiled kernel before starting its
+threads, and a threaded call costs more than the same loop compiled without.
 
 A query's lower bounds add, over its parts that go on (feedback not in `stops`), the
 size bounds `lb_total[size]` to the set's size, and take 1 + the largest
@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sleuth.solver.infoset import threads
+from sleuth.compiler.api import parallel
 
 COLUMN_BLOCK = 512  # queries counted side by side by column_sums (counters kept in cache)
 
@@ -107,7 +107,7 @@ def _sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, lb_total: np.
         lbq[a], lbw[a], useful[a] = total, worst, largest < n
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def _sizes_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                  lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
                  going: np.ndarray, lbq: np.ndarray, lbw: np.ndarray, useful: np.ndarray,
@@ -129,7 +129,7 @@ def part_sizes(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     queries are cut in `pieces` runs, one per thread (None: as threads.pieces says)."""
     na = active.shape[0]
     if pieces is None:
-        pieces = threads.pieces(hyps.shape[0] * na)
+        pieces = parallel.pieces(hyps.shape[0] * na)
     going = np.zeros((na, stops.shape[1]), dtype=np.int64)
     lbq, lbw = np.empty(na, dtype=np.int64), np.empty(na, dtype=np.int64)
     useful, ends = np.empty(na, dtype=np.bool_), np.empty(na, dtype=np.bool_)
@@ -179,7 +179,7 @@ def least_bounds_serial(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     return max(total, lb_total[n]), max(worst, lb_worst[n])
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def least_bounds_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                        lb_total: np.ndarray, lb_worst: np.ndarray, active: np.ndarray,
                        allowed: np.ndarray, none: int, pieces: int) -> tuple[int, int]:
@@ -205,7 +205,7 @@ def least_bounds(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     once both reach the size bounds: no later query can change the result. The queries
     are cut in `pieces` runs, one per thread (None: as threads.pieces says)."""
     if pieces is None:
-        pieces = threads.pieces(hyps.shape[0] * active.shape[0])
+        pieces = parallel.pieces(hyps.shape[0] * active.shape[0])
     if pieces > 1:
         return least_bounds_split(codes, hyps, stops, lb_total, lb_worst, active, allowed,
                                   none, pieces)
@@ -242,7 +242,7 @@ def _going_sums(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, cost: np
         sums[a] = total if largest < n else np.inf
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def _going_sums_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
                       cost: np.ndarray, active: np.ndarray, sums: np.ndarray,
                       pieces: int) -> None:
@@ -264,7 +264,7 @@ def going_sums(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, cost: np.
     last bits. The queries are cut in `pieces` runs, one per thread (None: as
     threads.pieces says)."""
     if pieces is None:
-        pieces = threads.pieces(hyps.shape[0] * active.shape[0])
+        pieces = parallel.pieces(hyps.shape[0] * active.shape[0])
     sums = np.empty(active.shape[0], dtype=np.float64)
     if pieces > 1:
         _going_sums_split(codes, hyps, stops, cost, active, sums, pieces)
@@ -305,7 +305,7 @@ def _column_sums(columns: np.ndarray, rows: np.ndarray, active: np.ndarray,
             sums[a] = total if largest < n else np.inf
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def _column_sums_split(columns: np.ndarray, rows: np.ndarray, active: np.ndarray,
                        whole: bool, stops: np.ndarray, cost: np.ndarray, sums: np.ndarray,
                        pieces: int) -> None:
@@ -328,7 +328,7 @@ def column_sums(columns: np.ndarray, rows: np.ndarray, active: np.ndarray,
     of a decision on a set of 7,051 (docs/solver.md). The queries are cut in `pieces`
     runs, one per thread (None: as threads.pieces says)."""
     if pieces is None:
-        pieces = threads.pieces(rows.shape[0] * active.shape[0])
+        pieces = parallel.pieces(rows.shape[0] * active.shape[0])
     nq = columns.shape[1]
     whole = len(active) == nq and bool((active == np.arange(nq)).all())
     sums = np.empty(active.shape[0], dtype=np.float64)
@@ -355,7 +355,7 @@ def _keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.nda
         keys[a] = h
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel.threaded(cache=True, nogil=True)
 def _keys_split(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.ndarray,
                 keys: np.ndarray, pieces: int) -> None:
     na = active.shape[0]
@@ -371,7 +371,7 @@ def distinct_rows(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray,
     hashed (over `pieces` threads; None: as threads.pieces says), and rows with equal
     hashes compared in full."""
     if pieces is None:
-        pieces = threads.pieces(hyps.shape[0] * active.shape[0])
+        pieces = parallel.pieces(hyps.shape[0] * active.shape[0])
     keys = np.empty(active.shape[0], dtype=np.uint64)
     if pieces > 1:
         _keys_split(codes, hyps, stops, active, keys, pieces)

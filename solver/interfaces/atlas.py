@@ -79,10 +79,10 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     """`workers` spawned processes (not forked from a parent that may hold threads); each
     forks one child per step, as in a single process, and keeps its compiled passes to
     one thread, since the workers between them fill the cores."""
-    from sleuth.solver.infoset import threads
+    from sleuth.compiler.api import parallel
 
     spawn = multiprocessing.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=threads.alone)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=spawn, initializer=parallel.alone)
 
 
 def game_entry(spec: str, budget: float, every_up_to: int = EVERY_SECRET_UP_TO
