@@ -219,7 +219,9 @@ class Strategy:
 
     def proven(self, belief: AnyBelief) -> dict[str, Any] | None:
         """What the strategy proves about play from `belief` (an exact search: the optimal
-        total and worst case); None for strategies that prove nothing."""
+        total and worst case); None for strategies that prove nothing. A proof always
+        has "total" and "worst" (None where it proves neither) and "top": 0 for a proof,
+        K > 0 for the best over each set's first K queries only, an upper bound."""
         return None
 
     def opened(self, belief: AnyBelief, query: Query) -> None:

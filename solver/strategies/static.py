@@ -70,7 +70,8 @@ class Static(ListedStrategy):
 
     def proven(self, belief: AnyBelief) -> dict[str, Any]:
         plan = self.plan
-        return {"total": None, "worst": None, "static": plan.size, "least": plan.least,
+        return {"total": None, "worst": None, "top": 0, "static": plan.size,
+                "least": plan.least,
                 "queries": [self.candidates.shown(q) for q in plan.queries],
                 "method": plan.method,
                 "seconds": round(plan.seconds, 3), "sat_calls": plan.sat_calls,
