@@ -58,6 +58,12 @@ class FactorGraph:
         self.parts = [v.name for v in model.secret]
         self.domains = [v.domain for v in model.secret]
         self.sizes = [domain_size(d) for d in self.domains]
+        for name, size in zip(self.parts, self.sizes, strict=True):
+            if size > TABLE_CELLS:
+                raise BudgetError(f"the factored backend tabulates each part's values: "
+                                  f"'{name}' has more than {TABLE_CELLS:,}",
+                                  model.secret[self.parts.index(name)].loc,
+                                  hint=f'use {option("backend", "sdd")}')
         self.masks = [np.ones(n, dtype=bool) for n in self.sizes]
         self.factors: list[tuple[tuple[int, ...], np.ndarray]] = []  # two parts or more
         self.empty = False  # a constant conjunct that is false

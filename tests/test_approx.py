@@ -71,7 +71,8 @@ def test_mm810_after_three_guesses_within_epsilon_and_samples_from_it():
 
 def test_the_default_policy_never_picks_approx():
     """approx is only ever asked for (docs/symbolic.md: no bundled game needs it); without
-    --backend every spec, however large its params, gets enum or the exact diagram."""
+    --backend every spec, however large its params, gets enum or an exact counter: the
+    diagram, or the factored counter for Battleship's board."""
     from sleuth.compiler.api import bundled_specs, load_game
     from sleuth.solver.infoset.backends import DEFAULT_COUNTER, ENUMERATED, choose_backend
 
@@ -79,5 +80,6 @@ def test_the_default_policy_never_picks_approx():
     games = [load_game(path) for path in bundled_specs()]
     games.append(game("mastermind", pegs=20, colours=20))  # 10^26 codes
     chosen = {g.name: choose_backend(g, None) for g in games}
-    assert set(chosen.values()) <= {ENUMERATED, DEFAULT_COUNTER}
+    assert set(chosen.values()) <= {ENUMERATED, DEFAULT_COUNTER, "factored"}
     assert chosen["Mastermind"] == DEFAULT_COUNTER  # the large one above
+    assert chosen["Battleship"] == "factored"

@@ -7,6 +7,7 @@ import itertools
 
 import pytest
 
+from sleuth.compiler.enumerate import Budget
 from sleuth.compiler.game import load_game_text
 
 FLEET = """
@@ -174,3 +175,32 @@ def test_the_battleship_fleet_counts_as_the_brute_force_on_a_small_board() -> No
     game = load_game(str(ROOT / "specs" / "battleship.yaml"), {"n": 5})
     counter = game.counter("factored")
     assert counter.count(counter.start()) == brute_fleet(5, [5, 4, 3, 3, 2])
+
+
+@pytest.mark.parametrize("last,want", [("c + d != 5", "factored"),
+                                       ("b + c + d != 10", "sdd")])
+def test_a_space_too_large_to_list_goes_to_the_first_counter_that_suits_it(last, want):
+    """Without --backend, a space over --max-hypotheses goes to the factored counter when
+    its constraints are factors joining two parts each (it conditions there), else to the
+    decision diagram; both count what the enumeration lists."""
+    from sleuth.solver.infoset.backends import choose_backend
+
+    text = TRIPLES.replace("LAST", last).replace('"a + b + c != 9 and a != d"', '"a != d"') \
+        .replace('"b < d or c == 2"', '"b < d"')
+    listed = load_game_text(text)
+    game = load_game_text(text, budget=Budget(max_hypotheses=100))
+    chosen = choose_backend(game, None)
+    assert chosen == want
+    counter = game.counter(chosen)
+    assert counter.count(counter.start()) == listed.hypotheses.size
+
+
+def test_a_part_too_large_to_tabulate_is_refused_with_its_place() -> None:
+    from sleuth.compiler.errors import BudgetError
+
+    text = TWO.replace("CONSTRAINT", "a[0] < b").replace("  a: D\n", "  a: {seq: D, len: 10}\n") \
+        .replace('feedback: "a == x"', 'feedback: "b == x"')
+    game = load_game_text(text, budget=Budget(max_hypotheses=100))
+    with pytest.raises(BudgetError, match="at most|more than") as err:
+        game.counter("factored").start()
+    assert err.value.loc is not None and err.value.loc.line == 5

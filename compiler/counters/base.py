@@ -18,12 +18,17 @@ OPTIONAL (the defaults say what they cost or refuse):
     list_ranks(state, limit)    every hypothesis, sorted, or None above `limit`
     describe(state)             the size of its representation, for `sleuth info`
     supported()                 whether the optional library it needs is installed
+    suits()                     whether a space too large to list may be handed to it
+                                without being asked for: decided from its shape, cheaply,
+                                so that no command starts what cannot finish; default True
 
 Class attributes: `name` (its `--backend` name), `exact` (False: counts are
 estimates within `guarantee`), `conditions` (False: it counts the constraints only,
 and `conjoin` with a formula refuses: no beliefs after observations), `cheap_counts`
 (True: `counts` answers every query of a belief from one pass, so a belief is scored
-counted rather than listed early), `help` (one line for the command line).
+counted rather than listed early), `automatic` (the place it takes when a backend is
+chosen for a space too large to list, lowest first; None: only when asked for), `help`
+(one line for the command line).
 Copy TEMPLATE.py to add one, and register it in counters/__init__.py.
 """
 
@@ -45,6 +50,7 @@ class Counter(ABC):
     exact: ClassVar[bool] = True
     conditions: ClassVar[bool] = True
     cheap_counts: ClassVar[bool] = False
+    automatic: ClassVar[int | None] = None
     help: ClassVar[str] = ""
 
     def __init__(self, space: SymbolicSpace):
@@ -53,6 +59,11 @@ class Counter(ABC):
     @staticmethod
     def supported() -> bool:
         """Whether the library this backend needs is installed."""
+        return True
+
+    def suits(self) -> bool:
+        """Whether this space may be handed to this counter without being asked for (see
+        the module); only asked of a counter with an `automatic` place."""
         return True
 
     @property

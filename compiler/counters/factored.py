@@ -26,6 +26,7 @@ class FactoredCounter(Counter):
     conditions = False  # beliefs on specs whose constraints are pairwise only: not a belief
     #                     backend for every spec (BELIEF_BACKENDS)
     cheap_counts = True  # a query's feedback counts are read off one pass's marginals
+    automatic = 0  # first where it suits: a board of pieces outgrows any decision diagram
     help = "constraints as factors over the secret's parts (pairwise: beliefs too)"
 
     def __init__(self, space: Any):
@@ -39,6 +40,20 @@ class FactoredCounter(Counter):
 
         return FactorGraph(self.space.model)
 
+    def suits(self) -> bool:
+        """A uniform prior and constraints that tabulate as factors joining two parts each:
+        then it counts, conditions and gives marginals in compiled passes."""
+        try:
+            graph = self.graph
+        except SleuthError:  # a weighted prior, a part or a factor too large to tabulate
+            return False
+        return self._pairwise(graph)
+
+    @staticmethod
+    def _pairwise(graph: Any) -> bool:
+        return len(graph.parts) >= 2 and not graph.empty and all(
+            len(scope) == 2 for scope, _ in graph.factors)
+
     def start(self) -> Any:
         """Bit sets over the parts' values when every factor joins two parts (a state that
         conditions); else the factor graph itself, which only counts."""
@@ -46,9 +61,8 @@ class FactoredCounter(Counter):
 
         def make() -> Any:
             graph = self.graph
-            pairwise = len(graph.parts) >= 2 and not graph.empty and all(
-                len(scope) == 2 for scope, _ in graph.factors)
-            return Pairwise(graph.masks, graph.factors).start if pairwise else graph
+            return Pairwise(graph.masks, graph.factors).start if self._pairwise(graph) \
+                else graph
 
         return self.memo.get(("start",), make)
 

@@ -13,6 +13,7 @@ from sleuth.compiler.counters.base import Counter
 
 class DiagramCounter(Counter):
     name = "sdd"
+    automatic = 1  # any spec: after the counters that suit a shape, when none does
     help = "decision diagram (exact counts, marginals, sampling)"
 
     def start(self) -> Any:

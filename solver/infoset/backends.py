@@ -27,17 +27,27 @@ BACKENDS = tuple(PRIORS)
 BELIEF_BACKENDS = tuple(n for n in BACKENDS if n == ENUMERATED or COUNTERS[n].conditions)
 
 
+# the counters a space too large to list is handed to unasked, in their order: each is
+# asked whether it suits the space (from its shape, cheaply) and the first that does wins
+AUTOMATIC = tuple(sorted((n for n, c in COUNTERS.items() if c.automatic is not None),
+                         key=lambda n: COUNTERS[n].automatic))
+
+
 def choose_backend(game: Game, requested: str | None) -> str:
     """The requested backend, or enum when the secret's assignments fit the enumeration
-    budget (--max-hypotheses) and the default counter when they do not."""
+    budget (--max-hypotheses); when they do not, the first automatic counter that suits
+    the space (the factored counter for pieces on a board, whose decision diagram outgrows
+    any budget), else the default counter."""
     if requested:
         if requested not in PRIORS:
             raise SleuthError(f"unknown backend '{requested}'",
                               hint=did_you_mean(requested, PRIORS)
                               or f"one of {', '.join(PRIORS)}")
         return requested
-    return ENUMERATED if game.candidate_count() <= game.budget.max_hypotheses \
-        else DEFAULT_COUNTER
+    if game.candidate_count() <= game.budget.max_hypotheses:
+        return ENUMERATED
+    return next((name for name in AUTOMATIC if COUNTERS[name].supported()
+                 and game.counter(name).suits()), DEFAULT_COUNTER)
 
 
 def lists_hypotheses(backend: str) -> bool:
@@ -55,8 +65,9 @@ def backend_help() -> str:
     """One line per backend, for --help."""
     counters = "; ".join(f"{name}: {cls.help}" for name, cls in COUNTERS.items())
     return (f"{ENUMERATED}: list the hypotheses; {counters}. Default: {ENUMERATED} when the "
-            f"secret's assignments fit --max-hypotheses, else {DEFAULT_COUNTER}.")
+            f"secret's assignments fit --max-hypotheses, else the first of "
+            f"{', '.join(AUTOMATIC)} that suits the spec.")
 
 
-__all__ = ["BACKENDS", "DEFAULT_COUNTER", "ENUMERATED", "backend_help", "choose_backend",
-           "lists_hypotheses", "prior_belief"]
+__all__ = ["AUTOMATIC", "BACKENDS", "DEFAULT_COUNTER", "ENUMERATED", "backend_help",
+           "choose_backend", "lists_hypotheses", "prior_belief"]
