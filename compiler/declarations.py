@@ -181,9 +181,13 @@ class Declarations:
             raise SpecError(f"an increasing seq holds integers or enum values, not "
                             f"{elem.describe()}", r.loc(value))
         n, k = domain_size(elem), self.const_int(fields["len"][1], "len")
-        if not 0 <= k <= min(n, MAX_SEQ_LEN) or math.comb(n, k) > MAX_INCREASING:
+        if k < 1:
+            raise SpecError(f"an increasing seq has len 1 or more, not {k}",
+                            r.loc(fields["len"][1]), hint="e.g. {seq: Cell, len: 4, "
+                                                          "increasing: true}")
+        if not k <= min(n, MAX_SEQ_LEN) or math.comb(n, k) > MAX_INCREASING:
             raise SpecError(f"{k} increasing values of {elem.describe()} ({n} values) make "
-                            f"{math.comb(n, k) if 0 <= k <= n else 0:,} sequences; an "
+                            f"{math.comb(n, k) if k <= n else 0:,} sequences; an "
                             f"increasing seq has 1 to {MAX_INCREASING:,}",
                             r.loc(fields["len"][1]))
         if n ** k >= 1 << 62:

@@ -14,7 +14,7 @@ from typing import Any
 from sleuth.compiler.check import Model, Var
 from sleuth.compiler.circuit import FALSE
 from sleuth.compiler.domains import Domain, domain_size, domain_values
-from sleuth.compiler.errors import SpecError, option
+from sleuth.compiler.errors import BudgetError, SpecError, option
 from sleuth.compiler.ir import RecordT, SeqT, position_name
 from sleuth.compiler.symvalues import Packed, Sym, SymbolicAlgebra
 
@@ -31,6 +31,9 @@ class Group:
 
 
 MAX_GROUP_VALUES = 100_000  # values of one secret scalar the one-hot encoding takes
+MAX_VARIABLES = 10_000  # boolean variables of the whole secret: its diagram's build grows
+#                         faster than linearly (4 x 2,500 values: 6 s), so more is refused
+#                         before the build starts, not after minutes
 
 
 class OneHotSecret:
@@ -41,6 +44,7 @@ class OneHotSecret:
         self.circuit = algebra.circuit
         self.groups: list[Group] = []
         self._group_of: dict[int, int] = {}
+        self.variables = 0  # boolean variables made so far
         self.secret: dict[str, Any] = {v.name: self._encode(v.name, v.domain, v)
                                        for v in model.secret}
 
@@ -71,6 +75,7 @@ class OneHotSecret:
                             f"per value: {domain_size(d):,} values is more than the "
                             f"{MAX_GROUP_VALUES:,} they take", var.loc,
                             hint="narrow its domain (the params)")
+        self._add_variables(domain_size(d), var)
         values = domain_values(d)
         nodes = [self.circuit.new_var() for _ in values]
         literals = [self.circuit.nodes[n][1] for n in nodes]
@@ -82,6 +87,7 @@ class OneHotSecret:
     def _encode_multiset(self, name: str, d: Domain) -> Packed:
         """One group over the whole count sequences (the counts are not independent);
         each count is a symbolic value over that group's variables."""
+        self._add_variables(domain_size(d), None)
         values = domain_values(d)
         nodes = [self.circuit.new_var() for _ in values]
         literals = [self.circuit.nodes[n][1] for n in nodes]
@@ -96,6 +102,15 @@ class OneHotSecret:
         packed = Packed(counts)
         self._group_of[id(packed)] = len(self.groups) - 1
         return packed
+
+    def _add_variables(self, count: int, var: Var | None) -> None:
+        """Count `count` more variables, refusing a secret over MAX_VARIABLES in all."""
+        self.variables += count
+        if self.variables > MAX_VARIABLES:
+            raise BudgetError(f"the symbolic backends encode the secret with one boolean "
+                              f"variable per value of each part: more than "
+                              f"{MAX_VARIABLES:,} variables", None if var is None else var.loc,
+                              hint="narrow its domains (the params)")
 
     def decode(self, chosen: list[Any]) -> dict[str, Any]:
         """A hypothesis (plain values per secret variable) from one value per group."""

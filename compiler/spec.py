@@ -395,6 +395,9 @@ def _read_actions(r: Reader, top: dict, key: str, kind: str) -> list[Action]:
 
 def _read_feedback(r: Reader, node: Node) -> list[tuple[str, ir.Node]]:
     if isinstance(node, MappingNode):
+        if not node.value:
+            raise SpecError("feedback has no components", r.loc(node),
+                            hint='one expression, or named components: {black: "..."}')
         return [(r.name(k, "feedback component name"), r.expr(v, f"feedback '{n}'"))
                 for n, (k, v) in r.mapping(node, "feedback").items()]
     return [("feedback", r.expr(node, "feedback"))]

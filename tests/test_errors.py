@@ -138,6 +138,8 @@ CASES = [
      7, 23, "len must be in 0..1024, not 2000", None),
     ("feedback and response both missing", BASE.replace(f'    feedback: "{GOOD}"\n', ""),
      10, 3, "query 'guess' needs exactly one of 'feedback' or 'response'", None),
+    ("feedback with no components", with_feedback("X").replace('"X"', "{}"),
+     12, FEEDBACK_COL - 1, "feedback has no components", "named components"),
 ]
 
 

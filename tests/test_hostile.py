@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from sleuth.compiler.errors import SpecError
+from sleuth.compiler.errors import BudgetError, SpecError
 from sleuth.compiler.game import load_game_text
 from sleuth.compiler.interpret import evaluate
 
@@ -156,6 +156,23 @@ def test_a_huge_secret_domain_is_refused_by_the_symbolic_backend_up_front():
     game = load_game_text(SPEC.format(feedback="x == y"), "probe.yaml", {"n": 10**9})
     with pytest.raises(SpecError, match="one boolean variable per value: 1,000,000,000"):
         game.symbolic  # noqa: B018  (building it is what is refused)
+
+
+def test_a_secret_too_many_variables_in_all_is_refused_before_its_diagram_is_built():
+    """Mastermind with 10,000 colours: each of 4 pegs is within the one-hot limit, but the
+    40,000 variables together would take the diagram minutes; refused at once, located."""
+    import time
+
+    from sleuth.compiler.encoding import MAX_VARIABLES
+    from tests.conftest import game
+
+    big = game("mastermind", colours=10_000)
+    start = time.perf_counter()
+    with pytest.raises(BudgetError, match=f"more than {MAX_VARIABLES:,} variables") as err:
+        big.symbolic  # noqa: B018
+    assert time.perf_counter() - start < 5 and err.value.loc.line > 0
+    fits = game("mastermind", colours=MAX_VARIABLES // 4)
+    assert len(fits.symbolic.lowering.groups) == 4
 
 
 def test_a_secret_variable_named_like_a_param_is_refused():

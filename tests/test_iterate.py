@@ -259,6 +259,7 @@ def test_an_increasing_seq_lists_each_subset_once():
     ("{seq: Ball, len: k, increasing: false}", "increasing is true"),
     ("{seq: Ball, increasing: true}", "needs 'len'"),
     ("{seq: Ball, len: 71, increasing: true}", "an increasing seq has 1 to"),
+    ("{seq: Ball, len: 0, increasing: true}", "an increasing seq has len 1 or more"),
 ])
 def test_increasing_seq_errors(domain, message):
     with pytest.raises(SpecError, match=message):
