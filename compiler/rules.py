@@ -161,6 +161,18 @@ def check_cover(checker: Any, queries: list[CheckedAction]) -> dict[str, ir.Node
         raise SpecError("a goal with cover needs queries with feedback, and no lies or rounds",
                         expr.loc, hint=f"'{random[0]}' has random answers" if random else
                         "drop lies: / rounds:")
+    ruled = [q for q in queries if q.history or q.timed]
+    if ruled:
+        # once the cover is settled, its queries not asked yet are counted as asked, one
+        # each, in no order and with no course of the game: a rule that reads that course
+        # would have to allow them, and the count would be wrong where it does not
+        q = ruled[0]
+        rule = "history" if q.history else "turn"
+        raise SpecError(f"a goal with cover counts the cover's last queries without playing "
+                        f"them, so no query may have a rule that reads the game's course; "
+                        f"'{q.name}' reads its {rule}", expr.loc,
+                        hint=f"drop the {rule} rule of '{q.name}', or end the game with "
+                             f"stop_when")
     out = {}
     for q in queries:
         local = dict(checker.global_scope())

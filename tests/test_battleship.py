@@ -252,6 +252,21 @@ def test_cover_errors_are_located(goal, message):
     assert message in str(err.value) and "cover.yaml:10:" in str(err.value)
 
 
+@pytest.mark.parametrize("rule, says", [
+    ("    history: 'before.t != t'\n", "reads its history"),
+    ("    legal: 't <= turn + 1'\n", "reads its turn"),
+])
+def test_a_cover_goal_meeting_a_rule_on_the_course_is_refused(rule, says):
+    """The cover's last queries are counted, not played (cover.py), so a rule reading the
+    game's course would go unchecked: ../shared/repro/battleship-sunk-cover.yaml gave a
+    total of 43,254,835 over 264 fleets so. Refused, at the goal's cover."""
+    text = GAME.replace("    feedback:", rule + "    feedback:")
+    with pytest.raises(SleuthError) as err:
+        load_game_text(text, "cover.yaml")
+    assert says in str(err.value) and "cover.yaml:11:" in str(err.value)
+    load_game_text(GAME, "cover.yaml")  # the same game without the rule loads
+
+
 def test_likeliest_refuses_a_game_without_cover(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", str(ROOT / "specs" / "mastermind.yaml"), "--strategy", "likeliest"])
