@@ -9,6 +9,7 @@
     values                      show / coerce values as a person writes them
     types                       the static types a marginal or a value is read by
     parallel                    the one policy for compiled parallel code (threads or not)
+    compiling                   whether compiled code is being compiled (to say so)
 
 Everything else under `compiler/` is internal: the layering test
 (tests/test_layering.py) checks that the solver imports nothing else.
@@ -18,7 +19,7 @@ the symbolic space and the counters import them on first use.
 
 from __future__ import annotations
 
-from sleuth.compiler import ir, parallel
+from sleuth.compiler import compiling, ir, parallel
 from sleuth.compiler.check import CheckedAction
 from sleuth.compiler.counters import COUNTERS, Counter
 from sleuth.compiler.domains import (
@@ -77,7 +78,7 @@ __all__ = [
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",
     "landing_spec",
     "coerce_text", "did_you_mean", "option", "said", "speak_as", "domain_size", "domain_values",
-    "interpret", "ir", "parallel",
+    "compiling", "interpret", "ir", "parallel",
     "legality_interchangeable", "load_game", "load_game_text", "memoised", "multiset_table",
     "parse_overrides", "reporting",
     "position_name", "positions_interchangeable", "rank_of", "scalar_value", "set_elements",

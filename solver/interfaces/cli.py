@@ -29,6 +29,12 @@ COMMANDS: dict[str, str] = {  # name -> module:function under sleuth.solver.inte
 }
 
 
+# said once on stderr as a command's first compile starts: numba compiles the search
+# kernels on their first call where its cache has no copy (compiler/compiling.py)
+COMPILING = ("sleuth: compiling search kernels, first run only (later runs read them "
+             "from numba's cache) ...")
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported the first time they are asked for."""
 
@@ -48,7 +54,9 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="sleuth")
 def cli() -> None:
     """Sleuth: deduction games as specs, compiled and solved."""
-    from sleuth.compiler.api import speak_as
+    from sleuth.compiler.api import compiling, speak_as
+
+    compiling.on_first_compile(lambda: click.echo(COMPILING, err=True))
 
     if (click.get_current_context().obj or {}).get("own_process"):
         # The command is loaded (click resolves it before this runs): the objects the
