@@ -406,3 +406,39 @@ def mastermind_pairs() -> list[tuple[int, int]]:
         white = np.minimum(counts, counts[g]).sum(axis=1) - black
         seen |= set(zip(black.tolist(), white.tolist(), strict=True))
     return sorted(seen)
+
+
+def test_a_slow_suggestion_answers_pending_then_the_same_advice(client, monkeypatch):
+    """A suggestion still being worked out (the first use of the search kernels compiles
+    them for a minute) answers 202 "pending" within WAIT, saying whether kernels are being
+    compiled; asked again, the same work is found and its answer is the direct one."""
+    import threading
+    import time
+
+    from sleuth.compiler.api import compiling
+    from sleuth.solver.interfaces.web import resources
+    from sleuth.solver.interfaces.web.worksheet import Worksheet
+
+    sid = client.post("/api/sessions", json={"spec": "mastermind", "params": {}}).json()["id"]
+    want = client.get(f"/api/sessions/{sid}/suggest?strategy=minimax").json()
+    slow, runs = Worksheet.suggest, []
+    release = threading.Event()
+
+    def held(self, *args, **kwargs):
+        runs.append(args)
+        release.wait(10)
+        return slow(self, *args, **kwargs)
+
+    monkeypatch.setattr(Worksheet, "suggest", held)
+    monkeypatch.setattr(resources, "WAIT", 0.05)
+    monkeypatch.setattr(compiling, "compiling", lambda: True)
+    first = client.get(f"/api/sessions/{sid}/suggest?strategy=minimax")
+    assert first.status_code == 202 and first.json() == {"pending": True, "compiling": True}
+    again = client.get(f"/api/sessions/{sid}/suggest?strategy=minimax")
+    assert again.status_code == 202
+    release.set()
+    time.sleep(0.2)
+    done = client.get(f"/api/sessions/{sid}/suggest?strategy=minimax")
+    assert done.status_code == 200 and len(runs) == 1  # one piece of work, found again
+    got = done.json()
+    assert got["suggestion"] == want["suggestion"] and got["top"] == want["top"]

@@ -5,6 +5,7 @@ worker thread, and answer JSON. Bad input is a SleuthError (400 in app.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sleuth.compiler.api import BudgetError, SleuthError, show_value
+from sleuth.compiler.api import BudgetError, SleuthError, compiling, show_value
 from sleuth.solver.evaluation.analysis import analyse
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.interfaces.summary import heading
@@ -35,6 +36,8 @@ from sleuth.solver.strategies import STRATEGIES, make_strategy
 
 # a JSON request: an upload at most (its spec, and its data as base64 or text)
 MAX_BODY = MAX_UPLOAD + MAX_DATA * 4 // 3 + 65536
+WAIT = 5.0  # seconds a suggestion request waits before it answers "pending" (202)
+PENDING = 32  # suggestions kept while they are worked out or not yet read
 ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
           "lookahead", "optimal", "random")  # what the page offers (a saved tree needs a file)
 
@@ -162,6 +165,10 @@ class Sessions:
 
     def __init__(self, server: Server):
         self.server = server
+        # suggestions being worked out, by (session, steps, strategy, top): a request
+        # that outwaits WAIT answers 202 "pending" (saying whether kernels are being
+        # compiled) and the page asks again, finding the same work going on
+        self.pending: dict[tuple, asyncio.Future] = {}
 
     def routes(self) -> list[Route]:
         return [Route("/api/sessions", self.list, methods=["GET"]),
@@ -219,7 +226,23 @@ class Sessions:
             top = int(q.get("top", "5"))
         except ValueError:
             raise SleuthError("top must be a number") from None
-        return JSONResponse(await run_in_threadpool(ws.suggest, strategy, min(max(top, 0), 50)))
+        top = min(max(top, 0), 50)
+        key = (ws.id, len(ws.events), strategy, top)
+        work = self.pending.get(key)
+        if work is None:
+            for old in [k for k, w in self.pending.items() if w.done()][:-PENDING]:
+                del self.pending[old]
+            work = asyncio.ensure_future(run_in_threadpool(ws.suggest, strategy, top))
+            self.pending[key] = work
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(work), WAIT)
+        except TimeoutError:
+            return JSONResponse({"pending": True, "compiling": compiling.compiling()},
+                                status_code=202)
+        finally:
+            if work.done():
+                self.pending.pop(key, None)
+        return JSONResponse(answer)
 
 
 class Analyses:

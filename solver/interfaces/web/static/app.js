@@ -326,10 +326,19 @@ async function step(kind) {
 
 async function suggest() {
   const id = state.sheet.id, steps = state.sheet.steps.length;
+  const stale = () => !state.sheet || state.sheet.id !== id || state.sheet.steps.length !== steps;
   $("suggestion").textContent = "thinking…";
   try {
-    const s = await api("GET", `/api/sessions/${encodeURIComponent(id)}/suggest?strategy=${encodeURIComponent($("strategy").value)}&top=5`);
-    if (!state.sheet || state.sheet.id !== id || state.sheet.steps.length !== steps) return;  // stale
+    let s;
+    // the server answers "pending" while the work goes on (the first use of the search
+    // kernels compiles them, a minute or so): ask again until it is done
+    for (;;) {
+      s = await api("GET", `/api/sessions/${encodeURIComponent(id)}/suggest?strategy=${encodeURIComponent($("strategy").value)}&top=5`);
+      if (!s.pending || stale()) break;
+      $("suggestion").textContent = s.compiling
+        ? "compiling search kernels, first use only (cached for later)…" : "thinking…";
+    }
+    if (stale()) return;
     if (!s.suggestion) { $("suggestion").textContent = ""; return; }
     const gain = s.suggestion.gain_bits === null ? "" : ` — expected gain ${bits(s.suggestion.gain_bits)} bits`;
     $("suggestion").replaceChildren(`${s.strategy}: `, el("strong", { text: s.suggestion.text, id: "suggested" }), gain, " ",
