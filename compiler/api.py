@@ -49,7 +49,7 @@ from sleuth.compiler.errors import (
     speak_as,
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
-from sleuth.compiler.guard import Ending, add_reporter, in_child, reporting
+from sleuth.compiler.guard import SLACK_MB, Ending, add_reporter, in_child, reporting, resident_cap
 from sleuth.compiler.interpret import evaluate as interpret
 from sleuth.compiler.invariance import (
     legality_interchangeable,
@@ -72,7 +72,8 @@ from sleuth.compiler.values import coerce, coerce_text
 
 __all__ = [
     "COUNTERS", "BackendError", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter",
-    "Document", "Ending", "PlanFormula", "add_reporter", "held_value", "in_child",
+    "Document", "Ending", "PlanFormula", "SLACK_MB", "add_reporter", "resident_cap",
+    "held_value", "in_child",
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",

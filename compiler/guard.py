@@ -26,6 +26,7 @@ import resource
 import select
 import signal
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -51,6 +52,62 @@ def mapped_bytes() -> int:
     except OSError:
         pass
     return 0
+
+
+SLACK_MB = 768  # what a process holds besides its budget: interpreter, libraries, kernels
+POLL = 0.1  # seconds between two readings of the resident memory
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (RSS), or 0 where /proc is not there."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+@contextmanager
+def resident_cap(budget_mb: int, what: str, hint: str) -> Iterator[None]:
+    """Within the block, this process's resident memory stays under `budget_mb` plus
+    SLACK_MB, or the block stops with a BudgetError saying `what` and `hint`.
+
+    A thread reads the RSS every POLL seconds; past the cap it signals the main thread,
+    whose handler raises the error there, at its next Python step (a compiled pass
+    finishes first), and signals again while the memory stays above. The exact searches'
+    tables grow by Python objects and arrays, so the cap holds within what a POLL's
+    growth and one pass add. Outside the main thread (the web server's workers) the block
+    runs uncapped: signals reach the main thread only."""
+    if threading.current_thread() is not threading.main_thread() or not resident_bytes():
+        yield
+        return
+    cap = (budget_mb + SLACK_MB) << 20
+    over: list[int] = []
+    stop = threading.Event()
+
+    def handler(signum: int, frame: Any) -> None:
+        if over:
+            raise BudgetError(f"{what} grew to {over[-1] >> 20:,} MiB, past the "
+                              f"{budget_mb:,} MiB budget (+{SLACK_MB} MiB for the "
+                              f"interpreter and its libraries)", hint=hint)
+
+    def watch() -> None:
+        main = threading.main_thread().ident
+        while not stop.wait(POLL):
+            rss = resident_bytes()
+            if rss > cap and main is not None:
+                over.append(rss)
+                signal.pthread_kill(main, signal.SIGUSR2)
+
+    before = signal.signal(signal.SIGUSR2, handler)
+    watcher = threading.Thread(target=watch, name="sleuth-memory-cap", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()
+        signal.signal(signal.SIGUSR2, before)
 
 
 Reporter = Callable[[str, float | None], None]
@@ -222,5 +279,6 @@ def crash(what: str, end: Ending) -> BackendError:
     return BackendError(f"{what} died ({end.status}){words}")
 
 
-__all__ = ["Ending", "Reporter", "add_reporter", "crash", "in_child", "limited", "mapped_bytes",
+__all__ = ["SLACK_MB", "Ending", "Reporter", "add_reporter", "crash", "in_child", "limited",
+           "mapped_bytes", "resident_bytes", "resident_cap",
            "reporting"]

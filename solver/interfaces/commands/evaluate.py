@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
-from sleuth.compiler.api import SleuthError, coerce, spec_path
+from sleuth.compiler.api import SleuthError, coerce, option, resident_cap, spec_path
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.evaluation.trees import verify_tree, write_tree
@@ -52,6 +54,7 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
              **kwargs: Any) -> None:
     """Play every secret of SPEC against a strategy (one tree over feedback partitions)."""
     recipe = recipe_of(spec, kwargs)
+    cap = given_memory(kwargs)
     game, opts = split({"spec_path": spec, **kwargs})
     backend = choose_backend(game, opts["backend"])
     if tree_file is not None and secrets is not None:
@@ -68,7 +71,10 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
         root = prior_belief(game, backend)
         first = None if first_text is None else opening(game, first_text)
         total = min(secrets or root.size, root.size)
-        with progress_bar(total, f"evaluating {strategy.name}") as advance:
+        with progress_bar(total, f"evaluating {strategy.name}") as advance, (
+                nullcontext() if cap is None else resident_cap(
+                    cap, f"evaluating {strategy.name}", hint=f"raise {option('memory_mb')} if "
+                    "the machine has it, or try a heuristic strategy (or --top K)")):
             result = evaluate_strategy(game, strategy, spec, secrets, opts["seed"], advance,
                                        root, tree=tree_file is not None, workers=pool,
                                        recipe=recipe, first=first)
@@ -149,6 +155,15 @@ def evaluate(spec: str, secrets: int | None, as_json: bool, tree_file: str | Non
     for length, count in data["histogram"].items():
         bar = "#" * max(1, round(40 * count / peak))
         console.print(f"  {length:>3} {plural(int(length), 'query'):<7} {count:>8,}  {bar}")
+
+
+def given_memory(kwargs: dict[str, Any]) -> int | None:
+    """--memory-mb when the user gave it: the evaluation's whole process is then kept
+    under it (plus the interpreter's share, compiler/guard.py resident_cap); by default
+    it bounds the feedback blocks and the diagram library only, so a search that needs
+    gigabytes runs as it did."""
+    source = click.get_current_context().get_parameter_source("memory_mb")
+    return kwargs["memory_mb"] if source is ParameterSource.COMMANDLINE else None
 
 
 def recipe_of(spec: str, kwargs: dict[str, Any]) -> Recipe:
