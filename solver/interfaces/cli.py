@@ -35,6 +35,16 @@ COMPILING = ("sleuth: compiling search kernels, first run only (later runs read 
              "from numba's cache) ...")
 
 
+def say_compiling() -> None:
+    """COMPILING on stderr where progress is shown (a terminal, as for the progress bars):
+    a script reading the command's streams gets its output alone."""
+    from sleuth.solver.interfaces.options import terminal_stderr
+
+    console = terminal_stderr()
+    if console is not None:
+        console.print(COMPILING, markup=False, highlight=False, soft_wrap=True)
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported the first time they are asked for."""
 
@@ -56,7 +66,7 @@ def cli() -> None:
     """Sleuth: deduction games as specs, compiled and solved."""
     from sleuth.compiler.api import compiling, speak_as
 
-    compiling.on_first_compile(lambda: click.echo(COMPILING, err=True))
+    compiling.on_first_compile(say_compiling)
 
     if (click.get_current_context().obj or {}).get("own_process"):
         # The command is loaded (click resolves it before this runs): the objects the
