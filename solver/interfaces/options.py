@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from sleuth.compiler.api import (
+    SLACK_MB,
     Budget,
     Game,
     SleuthError,
@@ -56,7 +57,8 @@ def budget_options(fn):
     fn = click.option("--memory-mb", type=click.IntRange(16), default=Budget.memory_mb,
                       show_default=True,
                       help="Memory budget (MiB) for feedback blocks and for the "
-                           "decision-diagram library.")(fn)
+                           "decision-diagram library; given to evaluate, also a cap on "
+                           f"its whole process (plus {SLACK_MB} MiB).")(fn)
     return click.option("--max-hypotheses", type=click.IntRange(1),
                         default=Budget.max_hypotheses, show_default=True,
                         help="Largest hypothesis space the enumerated backend builds.")(fn)
