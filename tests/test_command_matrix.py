@@ -17,7 +17,7 @@ script, once per command, as a user does.
 
 MINUTES names the pairs that take minutes at the smallest size their spec has (the exact
 searches over Wordle's word lists, Clue's exhaustive scoring of 324 suggestions by model
-counts): the matrix leaves them out; docs/results.md and the slow tests time them.
+counts): the matrix leaves them out, in both tiers.
 """
 
 from __future__ import annotations
