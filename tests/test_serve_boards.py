@@ -12,6 +12,8 @@ import json
 import pytest
 
 import sleuth
+from sleuth.solver.infoset import backends
+from sleuth.solver.infoset.backends import prior_belief
 from tests.test_serve import mastermind_feedback, mastermind_pairs
 
 
@@ -113,11 +115,22 @@ def test_a_set_too_large_to_score_is_sampled_and_never_listed(client, monkeypatc
     assert s["scored"] is False and s["strategy"] == "ises-sampled"
 
 
-@pytest.mark.slow  # the diagram is tried until it passes the budget: 11 s
-def test_a_spec_too_large_at_its_params_still_gives_them(client):
-    """Battleship's 10 x 10 fleet passes the default backend's memory budget: the counts
-    are null with the budget's error, and the params and forms still come, to be
-    narrowed."""
+def test_battleship_counts_at_its_params_on_the_counter_that_suits_it(client):
+    """Battleship's 10 x 10 fleet is too large to list; the worksheet counts it on the
+    counter the CLI chooses (the factored one), and the same count comes from it asked
+    by name."""
+    s = client.get("/api/spec?ref=battleship").json()
+    assert s["error"] is None and s["params"]["n"] == 10
+    game = sleuth.load("battleship")
+    assert s["hypotheses"] == prior_belief(game, "factored").size > 10**10
+
+
+@pytest.mark.slow  # the diagram is tried until it passes the budget
+def test_a_spec_too_large_at_its_params_still_gives_them(client, monkeypatch):
+    """With the decision diagram the only counter to choose, Battleship's 10 x 10 fleet
+    passes its memory budget: the counts are null with the budget's error, and the
+    params and forms still come, to be narrowed."""
+    monkeypatch.setattr(backends, "AUTOMATIC", ("sdd",))
     c = client
     s = c.get("/api/spec?ref=battleship").json()
     assert s["hypotheses"] is None and "memory budget" in s["error"]["message"]
