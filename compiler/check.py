@@ -12,6 +12,7 @@ values, that `goal` names secret variables.
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -437,6 +438,12 @@ def _apply_overrides(spec: Spec, overrides: dict[str, Any]) -> dict[str, Any]:
                             spec.params[name][1])
         params[name] = value
     for name, value in params.items():
+        values = list(value.values) if isinstance(value, Hidden) else [value]
+        if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+            where = " as set" if name in overrides else ""
+            raise SpecError(f"param {name} = {value!s}{where} is not a finite number",
+                            None if name in overrides else spec.params[name][1],
+                            hint="a number param is finite: no nan or inf")
         if isinstance(value, Hidden) and any(isinstance(v, int) and abs(v) > ir.INT_LIMIT
                                              for v in value.values):
             raise SpecError(f"hidden param {name} has a value beyond 2**62",

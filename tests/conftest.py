@@ -115,7 +115,7 @@ def client(tmp_path):
     from sleuth.solver.interfaces.web.app import create_app
 
     app = create_app([], tmp_path)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
         c.sessions = tmp_path
         yield c
     app.state.jobs.close()

@@ -117,9 +117,9 @@ def test_a_table_without_an_index_is_a_located_error(tmp_path):
 
 
 def test_a_deeply_nested_request_body_is_a_400(tmp_path):
-    client = TestClient(create_app([], tmp_path))
-    body = b'{"spec": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    answer = client.post("/api/sessions", content=body,
+    client = TestClient(create_app([], tmp_path), base_url="http://127.0.0.1:8000")
+    body = b'{"text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"  # an upload's size
+    answer = client.post("/api/specs", content=body,
                          headers={"content-type": "application/json"})
     assert answer.status_code == 400
     assert "nested too deeply" in answer.json()["error"]["message"]

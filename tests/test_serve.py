@@ -11,7 +11,6 @@ import itertools
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +21,8 @@ from sleuth.solver.interfaces.cli import cli
 from sleuth.solver.interfaces.web.app import create_app
 from sleuth.solver.interfaces.web.library import MAX_UPLOAD
 from tests.conftest import ROOT
+
+LOCAL = "http://127.0.0.1:8000"  # the Host a test client sends: the server's own
 
 
 def mastermind_feedback(guess: list[int], code: list[int]) -> dict[str, int]:
@@ -134,11 +135,11 @@ def test_undo_and_redo(client):
     sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
     one = client.post(f"/api/sessions/{sid}/observe", json={
         "query": "guess", "args": {"g": "1122"}, "outcome": {"black": 1, "white": 0}}).json()
-    back = client.post(f"/api/sessions/{sid}/undo").json()
+    back = client.post(f"/api/sessions/{sid}/undo", json={}).json()
     assert back["hypotheses"] == 1296 and back["can_redo"] and not back["can_undo"]
-    again = client.post(f"/api/sessions/{sid}/redo").json()
+    again = client.post(f"/api/sessions/{sid}/redo", json={}).json()
     assert again["hypotheses"] == one["hypotheses"] == 256 and not again["can_redo"]
-    assert client.post(f"/api/sessions/{sid}/redo").status_code == 400
+    assert client.post(f"/api/sessions/{sid}/redo", json={}).status_code == 400
 
 
 def test_the_terminal_and_the_page_take_turns_on_one_session(client):
@@ -177,7 +178,9 @@ def test_uploads_are_checked_located_and_limited(client):
     assert ref in [s["ref"] for s in client.get("/api/specs").json()["specs"]]
     st = client.post("/api/sessions", json={"spec": ref}).json()
     assert st["game"] == "Mine" and st["hypotheses"] == 4
-    assert Path(ref).parent.parent == client.sessions / "specs"
+    assert ref.startswith("uploads/") and str(client.sessions) not in json.dumps(
+        client.get("/api/specs").json())  # no path of the server's
+    assert (client.sessions / "specs" / ref.removeprefix("uploads/")).is_file()
 
 
 @pytest.mark.parametrize("request_", [
@@ -322,8 +325,12 @@ def test_the_same_observation_twice_needs_repeat(client):
 def test_the_landing_spec_is_a_given_one_else_the_classic(client, tmp_path):
     assert client.get("/api/specs").json()["landing"] == "mastermind"
     given = str(ROOT / "specs" / "counterfeit-coin.yaml")
-    with TestClient(create_app([given], tmp_path / "other")) as other:
-        assert other.get("/api/specs").json()["landing"] == given
+    with TestClient(create_app([given], tmp_path / "other"), base_url=LOCAL) as other:
+        assert other.get("/api/specs").json()["landing"] == "given/counterfeit-coin.yaml"
+        st = other.post("/api/sessions", json={"spec": "given/counterfeit-coin.yaml"}).json()
+        assert st["spec"] == "given/counterfeit-coin.yaml" and st["hypotheses"] == 24
+        saved = json.loads((tmp_path / "other" / f"{st['id']}.json").read_text())
+        assert saved["spec"] == given  # the file keeps the path `sleuth play` loads
 
 
 WORDS = """\
@@ -359,7 +366,8 @@ def test_an_upload_carries_its_data_and_is_played(client, how):
     made = client.post("/api/specs", json=request)
     assert made.status_code == 201, made.json()
     ref = made.json()["ref"]
-    assert (Path(ref).parent / "words.txt").read_text() == words
+    kept = client.sessions / "specs" / ref.removeprefix("uploads/")
+    assert (kept.parent / "words.txt").read_text() == words
     st = client.post("/api/sessions", json={"spec": ref}).json()
     assert st["hypotheses"] == 3 and st["title"] == "Pick a word"
     for word in ("apple", "berry", "cherry"):  # ask each in turn until the answer

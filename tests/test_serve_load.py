@@ -93,7 +93,7 @@ def hammer(url: str, sid: str, stop: threading.Event) -> None:
                 http.post(f"/api/sessions/{sid}/observe", json={
                     "query": "guess", "args": {"g": "1122"},
                     "outcome": {"black": 1, "white": 0}})
-                http.post(f"/api/sessions/{sid}/undo")
+                http.post(f"/api/sessions/{sid}/undo", json={})
         except httpx.HTTPError:
             return
 

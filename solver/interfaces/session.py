@@ -88,22 +88,31 @@ class Session:
         return out
 
     def append(self, event: Event) -> None:
-        self.steps.append(event.to_data())
-        self.save()
+        """The step saved, then kept: a save that fails leaves the session as it was, in
+        memory and on disk."""
+        steps = [*self.steps, event.to_data()]
+        self.save(steps)
+        self.steps = steps
 
     def undo(self) -> dict[str, Any] | None:
+        """The last step taken back (saved first, as `append` is), or None."""
         if not self.steps:
             return None
-        step = self.steps.pop()
-        self.save()
-        return step
+        self.save(self.steps[:-1])
+        return self.steps.pop()
 
-    def save(self) -> None:
+    def save(self, steps: list[dict[str, Any]] | None = None) -> None:
+        """Write the session (with `steps` in place of its own) atomically."""
         if self.path is None:
             return
         data = {"format": FORMAT, "game": self.game, "spec": self.spec,
-                "params": _jsonable(self.params), "steps": self.steps}
-        write_atomically(self.path, json.dumps(data, indent=1) + "\n")
+                "params": _jsonable(self.params),
+                "steps": self.steps if steps is None else steps}
+        try:
+            text = json.dumps(data, indent=1, allow_nan=False) + "\n"
+        except ValueError as err:  # a non-finite number: never a file json cannot read
+            raise SleuthError(f"the session cannot be saved: {err}") from None
+        write_atomically(self.path, text)
 
 
 def step_event(game: Game, step: dict[str, Any]) -> Event:

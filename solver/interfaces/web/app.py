@@ -19,9 +19,13 @@ Every action of the page is one of these requests (docs/api.md lists them):
 
 The routes are grouped by resource in web/resources.py (Specs, Sessions, Analyses).
 Errors are JSON `{"error": {message, hint, loc}}` with status 400 (bad input; nothing
-changed), 404 (no such session or job) or 413 (too large). Computations run on worker
-threads, one at a time per worksheet. The page itself (static/) ships in the package:
-no script or style comes from elsewhere, and its Content-Security-Policy says so.
+changed), 403 (a foreign page, or no access token: web/gate.py), 404 (no such session or
+job), 413 (too large), 415 (not JSON, or a zip compressed otherwise than deflate), 421
+(a Host that is not the server's), 422 (an upload whose spec does not load), 429 (a
+quota is full) or 500 (the server's own fault; nothing changed), never plain text.
+Computations run on worker threads, one at a time per worksheet. The page itself
+(static/) ships in the package: no script or style comes from elsewhere, and its
+Content-Security-Policy says so.
 """
 
 from __future__ import annotations
@@ -41,16 +45,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sleuth.compiler.api import SleuthError
+from sleuth.solver.interfaces.web.gate import Gate
 from sleuth.solver.interfaces.web.jobs import Jobs
 from sleuth.solver.interfaces.web.library import Library
 from sleuth.solver.interfaces.web.resources import (
     Analyses,
-    NotFound,
     Server,
     Sessions,
     Specs,
-    TooLarge,
-    Unprocessable,
     error_json,
 )
 
@@ -86,18 +88,27 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
+def create_app(specs: list[str], sessions: Path, workers: int = 2, host: str = "127.0.0.1",
+               token: str | None = None) -> Starlette:
     """The app serving `specs` (and the bundled ones), keeping sessions in `sessions`: the
-    page, and one group of routes per resource (web/resources.py)."""
+    page, and one group of routes per resource (web/resources.py), behind the gate
+    (web/gate.py) for a server bound to `host`, needing `token` when one is given."""
     server = Server(Library(specs, sessions), sessions, Jobs(workers))
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
     async def failed(request: Request, exc: Exception) -> Response:
-        status = 404 if isinstance(exc, NotFound) else 413 if isinstance(exc, TooLarge) \
-            else 422 if isinstance(exc, Unprocessable) else 400
-        return JSONResponse({"error": error_json(exc)}, status_code=status)
+        # an error class of the web layer says its status; any other SleuthError is bad
+        # input (400)
+        return JSONResponse({"error": error_json(exc)},
+                            status_code=getattr(exc, "status", 400))
+
+    async def broken(request: Request, exc: Exception) -> Response:
+        # a fault of the server's own, still answered as JSON, naming no path of it
+        return JSONResponse({"error": error_json(SleuthError(
+            f"the server failed on this request ({type(exc).__name__})",
+            hint="nothing was changed; report it if it happens again"))}, status_code=500)
 
     async def missing(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": error_json(SleuthError(
@@ -106,8 +117,10 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2) -> Starlette:
     routes = [Route("/", index),
               *Specs(server).routes(), *Sessions(server).routes(), *Analyses(server).routes(),
               Mount("/static", StaticFiles(directory=STATIC), name="static")]
-    app = Starlette(routes=routes, exception_handlers={SleuthError: failed, 404: missing},
-                    middleware=[Middleware(SecurityHeaders)])
+    app = Starlette(routes=routes, exception_handlers={SleuthError: failed, 404: missing,
+                                                       Exception: broken},
+                    middleware=[Middleware(SecurityHeaders),
+                                Middleware(Gate, bound=host, token=token)])
     app.state.jobs = server.jobs
     app.state.library = server.library
     return app

@@ -1,11 +1,12 @@
 """The specs a server offers, and the games it has loaded.
 
-A spec is named by a *ref*: a bundled spec's name, the path of a spec
-given on the command line (`sleuth serve my.yaml`), or the path of an uploaded spec,
-which is checked with `sleuth check`'s errors and kept under the sessions folder
-(`DIR/specs/`) so that `sleuth play` can open the same session from a terminal. A
-request may only name refs of this catalogue (or of a session file in the folder): the
-server never loads a path a page made up.
+A spec is named by a *ref*: a bundled spec's name (`mastermind`), `given/NAME.yaml` for
+a spec given on the command line (`sleuth serve my.yaml`), or `uploads/DIR/NAME.yaml`
+for an uploaded spec, which is checked with `sleuth check`'s errors and kept under the
+sessions folder (`DIR/specs/`). A ref names no path of the server's; the session file
+keeps the spec's real path, so that `sleuth play` can open the same session from a
+terminal. A request may only name refs of this catalogue (or of a session file in the
+folder): the server never loads a path a page made up.
 
 Games are loaded once per (ref, params) and shared by every session: their feedback
 matrices are built when loaded, before any request times a suggestion.
@@ -30,6 +31,10 @@ class Library:
         self.sessions = sessions
         self.uploads = sessions / "specs"
         self.given = [str(Path(s).resolve()) if Path(s).exists() else s for s in specs]
+        stems = [Path(g).stem for g in self.given]  # a stem given twice gets its place
+        self.given_refs = {(f"given/{stem}.yaml" if stems.count(stem) == 1 else
+                            f"given/{k + 1}-{stem}.yaml"): g
+                           for k, (stem, g) in enumerate(zip(stems, self.given, strict=True))}
         self.lock = threading.Lock()
         self.games: dict[tuple[str, str], Loaded] = {}
         self.loading: dict[tuple[str, str], threading.Lock] = {}
@@ -39,42 +44,63 @@ class Library:
     def landing(self) -> str | None:
         """The spec the page selects first: the first given one, else the one the game
         library puts first (specs/__init__.py), else the first on offer."""
-        if self.given:
-            return self.given[0]
+        if self.given_refs:
+            return next(iter(self.given_refs))
         refs = self.refs()
         return landing_spec() or (refs[0]["ref"] if refs else None)
 
     def refs(self) -> list[dict[str, Any]]:
         """Every spec on offer: given ones first, then uploaded, then bundled."""
-        out = [{"ref": r, "name": Path(r).stem, "source": "given"} for r in self.given]
+        return [{"ref": ref, "name": name, "source": source}
+                for ref, (_path, name, source) in self._catalogue().items()]
+
+    def _catalogue(self) -> dict[str, tuple[str, str, str]]:
+        """{ref: (what load_game takes, name, source)}."""
+        out = {ref: (path, Path(path).stem, "given") for ref, path in self.given_refs.items()}
         if self.uploads.is_dir():  # a spec alone, or in its folder with its data files
-            out += [{"ref": str(p), "name": p.stem.split("-", 1)[-1], "source": "uploaded"}
-                    for p in sorted(self.uploads.glob("*.yaml"))]
-            out += [{"ref": str(p), "name": p.stem, "source": "uploaded"}
-                    for p in sorted(self.uploads.glob("*/*.yaml"))
-                    if not p.parent.name.startswith(".")]
-        out += [{"ref": name, "name": name, "source": "bundled"} for name in bundled_specs()]
+            out.update({f"uploads/{p.name}": (str(p), p.stem.split("-", 1)[-1], "uploaded")
+                        for p in sorted(self.uploads.glob("*.yaml"))})
+            out.update({f"uploads/{p.parent.name}/{p.name}": (str(p), p.stem, "uploaded")
+                        for p in sorted(self.uploads.glob("*/*.yaml"))
+                        if not p.parent.name.startswith(".")})
+        out.update({name: (name, name, "bundled") for name in bundled_specs()})
         return out
 
     def known(self, ref: str) -> bool:
-        return any(r["ref"] == ref for r in self.refs())
+        return ref in self._catalogue()
+
+    def path(self, ref: str) -> str:
+        """What load_game takes for a ref of the catalogue."""
+        found = self._catalogue().get(ref)
+        if found is None:
+            raise SleuthError(f"no spec '{ref[:200]}' on this server",
+                              hint="pick one of the listed specs, or upload it")
+        return found[0]
+
+    def public(self, spec: str) -> str:
+        """The ref the API shows for what a session file names (a path or a name): the
+        catalogue's ref, else the file's name alone."""
+        for ref, (path, _name, _source) in self._catalogue().items():
+            if path == spec:
+                return ref
+        return Path(spec).name
 
     def upload(self, data: dict[str, Any]) -> str:
         """Check an upload (a spec and its data files: uploads.py) as `sleuth check` does,
         keep it, and give its ref."""
         name, text, files = unpack(data)
-        return str(keep(self.uploads, name, text, files))
+        kept = keep(self.uploads, name, text, files)
+        return self.public(str(kept))
 
     # -- games
 
     def game(self, ref: str, params: dict[str, Any] | None = None,
              trusted: bool = False) -> Loaded:
         """The game a ref names, with its params overridden (checked, as `--set` is).
-        `trusted`: a ref read from a session file in the folder, which need not be in the
-        catalogue."""
-        if not trusted and not self.known(ref):
-            raise SleuthError(f"no spec '{ref}' on this server",
-                              hint="pick one of the listed specs, or upload it")
+        `trusted`: what a session file in the folder names (a path or a bundled name),
+        which need not be in the catalogue."""
+        if not trusted:
+            ref = self.path(ref)
         key = (ref, json.dumps(params or {}, sort_keys=True, default=str))
         with self.lock:
             if key in self.games:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from sleuth.solver.interfaces.web.library import Library
 from sleuth.solver.interfaces.web.uploads import MAX_DATA, MAX_UPLOAD, TooLarge, Unprocessable
 from sleuth.solver.interfaces.web.worksheet import (
     AUTO,
+    PAGE,
     Worksheet,
     list_sessions,
     new_session,
@@ -34,8 +36,10 @@ from sleuth.solver.interfaces.web.worksheet import (
 )
 from sleuth.solver.strategies import STRATEGIES, make_strategy
 
-# a JSON request: an upload at most (its spec, and its data as base64 or text)
+# an upload's request: its spec, and its data as base64 or text
 MAX_BODY = MAX_UPLOAD + MAX_DATA * 4 // 3 + 65536
+# any other request (a session, an observation, an analysis): refused unread beyond it
+MAX_REQUEST = 64 * 1024
 WAIT = 5.0  # seconds a suggestion request waits before it answers "pending" (202)
 PENDING = 32  # suggestions kept while they are worked out or not yet read
 ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
@@ -45,23 +49,49 @@ ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampl
 class NotFound(SleuthError):
     """No such session or job."""
 
+    status = 404
+
+
+# an absolute path in an error's text (after a space, a quote or a bracket): shown by its
+# last part only, so that no answer names a path of the server's
+ABSOLUTE = re.compile(r"""(?<=[\s'"(\[=])(?:/[^\s'"/:)\]]+)+/?|^(?:/[^\s'"/:)\]]+)+/?""")
+
+
+def unrooted(text: str | None) -> str | None:
+    """`text` with each absolute path replaced by its last part."""
+    if text is None:
+        return None
+    return ABSOLUTE.sub(lambda m: m.group(0).rstrip("/").rsplit("/", 1)[-1], text)
+
 
 def error_json(err: SleuthError) -> dict[str, Any]:
+    """An error as the API answers it: message, hint, location (the file's name only) and
+    the whole text, with no path of the server's in any of them."""
     loc = None if err.loc is None else {"file": Path(str(err.loc.file)).name,
                                         "line": err.loc.line, "col": err.loc.col}
-    return {"message": err.message, "hint": err.hint, "loc": loc, "text": str(err)}
+    return {"message": unrooted(err.message), "hint": unrooted(err.hint), "loc": loc,
+            "text": unrooted(str(err))}
 
 
-async def body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, within MAX_BODY."""
+async def body(request: Request, limit: int = MAX_REQUEST) -> dict[str, Any]:
+    """The request's JSON object, within `limit` bytes: a declared length over it is
+    refused before a byte is read, and a chunked or undeclared body is counted as it
+    arrives and refused as soon as it passes the limit (nothing past it is kept)."""
+    too_large = TooLarge(f"the request is larger than {limit // 1024} KiB",
+                         hint="an observation, a session or an analysis is a few lines "
+                              "of JSON; a spec's data travels in an upload")
     size = request.headers.get("content-length")
-    if size is not None and size.isdigit() and int(size) > MAX_BODY:
-        raise TooLarge(f"the request is larger than {MAX_BODY // 1024} KiB")
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise TooLarge(f"the request is larger than {MAX_BODY // 1024} KiB")
+    if size is not None and (not size.isdigit() or int(size) > limit):
+        raise too_large
+    chunks, read = [], 0
+    async for chunk in request.stream():
+        read += len(chunk)
+        if read > limit:
+            raise too_large
+        chunks.append(chunk)
+    raw = b"".join(chunks)
     try:
-        data = json.loads(raw or b"{}")
+        data = json.loads(raw or b"{}", parse_constant=_not_a_number)
     except ValueError:
         raise SleuthError("the request body is not JSON") from None
     except RecursionError:
@@ -71,11 +101,16 @@ async def body(request: Request) -> dict[str, Any]:
     return data
 
 
+def _not_a_number(name: str) -> Any:
+    raise SleuthError(f"{name} is not a value the API takes",
+                      hint="numbers in a request are finite")
+
+
 def params_of(value: Any) -> dict[str, Any]:
     """A spec's params, given as a JSON object or its text."""
     if isinstance(value, str):
         try:
-            value = json.loads(value or "{}")
+            value = json.loads(value or "{}", parse_constant=_not_a_number)
         except (ValueError, RecursionError):
             raise SleuthError("params must be a JSON object") from None
     if not isinstance(value, dict):
@@ -132,7 +167,7 @@ class Specs:
                              "strategies": list(ADVICE), "max_upload": MAX_UPLOAD})
 
     async def upload(self, request: Request) -> Response:
-        data = await body(request)
+        data = await body(request, MAX_BODY)
         ref = await run_in_threadpool(self.server.library.upload, data)
         return JSONResponse({"ref": ref}, status_code=201)
 
@@ -183,7 +218,13 @@ class Sessions:
         return await run_in_threadpool(self.server.sheet, request.path_params["ident"])
 
     async def list(self, request: Request) -> Response:
-        return JSONResponse({"sessions": list_sessions(self.server.sessions)})
+        q = request.query_params
+        try:
+            offset, limit = int(q.get("offset", "0")), int(q.get("limit", str(PAGE)))
+        except ValueError:
+            raise SleuthError("offset and limit must be numbers") from None
+        return JSONResponse(await run_in_threadpool(
+            list_sessions, self.server.library, self.server.sessions, offset, limit))
 
     async def create(self, request: Request) -> Response:
         data = await body(request)

@@ -7,9 +7,12 @@ and compiled from there exactly as `sleuth check` would (its data files must lie
 it), and only then is the folder renamed into place, named by a digest of its content.
 Every error names the upload's own files, never the server's paths.
 
-Limits: MAX_UPLOAD bytes of spec text, MAX_DATA bytes of data in all (a zip's members
-counted as they unpack, before any is read), MAX_FILES files, names of plain parts
-(letters, digits, `._-`) at most DEPTH folders deep, no `..`, no absolute path.
+Limits: MAX_UPLOAD bytes of spec text, MAX_DATA bytes of data in all, MAX_FILES files,
+names of plain parts (letters, digits, `._-`) at most DEPTH folders deep, no `..`, no
+absolute path, no name that is also another's folder. A zip's members are stored or
+deflated only, and are decompressed in CHUNK pieces, counted as they come out: the
+sizes a zip declares are never trusted, so a member that lies about its size costs at
+most the limit it passes, never what it would unpack to.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import re
 import secrets
 import shutil
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,8 @@ from sleuth.compiler.api import Loc, SleuthError, load_game
 MAX_UPLOAD = 256 * 1024  # bytes of spec text an upload may carry
 MAX_DATA = 4 * 1024 * 1024  # bytes of data files one upload may carry, in all
 MAX_FILES = 32
+CHUNK = 64 * 1024  # bytes a zip member is decompressed by, counted against MAX_DATA
+METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 DEPTH = 2  # folders a data file may lie in, below the spec's
 PART_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,100}$")
 NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -38,10 +44,19 @@ NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 class Unprocessable(SleuthError):
     """An upload whose spec does not load: the located error, in the upload's names."""
 
+    status = 422
+
 
 class TooLarge(SleuthError):
-    """An upload over a limit."""
+    """A request over a limit."""
 
+    status = 413
+
+
+class Unsupported(SleuthError):
+    """An upload in a form the server does not take (a zip compression method)."""
+
+    status = 415
 
 def relative_name(name: str) -> str:
     """A data file's name, checked: relative, plain parts, no `..`."""
@@ -64,12 +79,10 @@ def unpack(data: dict[str, Any]) -> tuple[str, str, dict[str, bytes]]:
         try:
             archive = zipfile.ZipFile(io.BytesIO(base64.b64decode(str(data["zip"]),
                                                                   validate=True)))
-        except (binascii.Error, ValueError, zipfile.BadZipFile):
+        except (binascii.Error, ValueError, zipfile.BadZipFile, RuntimeError,
+                NotImplementedError):
             raise SleuthError("the zip is not a base64 zip archive") from None
-        members = [m for m in archive.infolist() if not m.is_dir()]
-        _limits(len(members), sum(m.file_size for m in members))
-        for m in members:
-            files[relative_name(m.filename)] = archive.read(m)
+        files = _members(archive)
         specs = [n for n in files if n.endswith((".yaml", ".yml")) and "/" not in n]
         chosen = name if name in specs else (specs[0] if len(specs) == 1 else None)
         if chosen is None:
@@ -82,12 +95,58 @@ def unpack(data: dict[str, Any]) -> tuple[str, str, dict[str, bytes]]:
             raise SleuthError("files must map each data file's name to its text")
         _limits(len(raw), sum(len(v.encode("utf-8")) for v in raw.values()))
         files = {relative_name(k): v.encode("utf-8") for k, v in raw.items()}
+        _no_clash(list(files))
     if not isinstance(text, str):
         raise SleuthError("an upload needs the spec's text")
     if len(text.encode("utf-8")) > MAX_UPLOAD:
         raise TooLarge(f"the spec is larger than {MAX_UPLOAD // 1024} KiB",
                        hint="a spec is a page of YAML; its data files travel beside it")
     return name, text, files
+
+
+def _members(archive: zipfile.ZipFile) -> dict[str, bytes]:
+    """The zip's files by relative name, decompressed CHUNK bytes at a time and stopped
+    as soon as they pass MAX_DATA in all."""
+    members = [m for m in archive.infolist() if not m.is_dir()]
+    _limits(len(members), 0)
+    for m in members:
+        if m.compress_type not in METHODS:
+            raise Unsupported(f"'{m.filename}' is compressed in a way uploads do not take "
+                              f"(method {m.compress_type})",
+                              hint="zip it stored or deflated (zip's default)")
+    names = [relative_name(m.filename) for m in members]
+    _no_clash(names)
+    files: dict[str, bytes] = {}
+    total = 0
+    try:
+        for name, m in zip(names, members, strict=True):
+            pieces = []
+            with archive.open(m) as member:
+                while chunk := member.read(CHUNK):
+                    total += len(chunk)
+                    _limits(len(members), total)
+                    pieces.append(chunk)
+            files[name] = b"".join(pieces)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError,
+            NotImplementedError) as err:
+        raise SleuthError(f"the zip is damaged: {err}",
+                          hint="zip the files again") from None
+    return files
+
+
+def _no_clash(names: list[str]) -> None:
+    """No two files of one name, and no file that is also another's folder."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise SleuthError(f"the upload holds '{name}' twice")
+        seen.add(name)
+    for name in names:
+        parts = name.split("/")
+        for k in range(1, len(parts)):
+            if "/".join(parts[:k]) in seen:
+                raise SleuthError(f"'{'/'.join(parts[:k])}' is both a file and the folder "
+                                  f"of '{name}' in the upload")
 
 
 def _limits(count: int, size: int) -> None:
@@ -143,5 +202,6 @@ def _in_upload(err: SleuthError, staging: Path) -> Unprocessable:
     return Unprocessable(clean(err.message) or "", loc, clean(err.hint))
 
 
-__all__ = ["MAX_DATA", "MAX_FILES", "MAX_UPLOAD", "TooLarge", "Unprocessable", "keep",
+__all__ = ["MAX_DATA", "MAX_FILES", "MAX_UPLOAD", "TooLarge", "Unprocessable", "Unsupported",
+           "keep",
            "relative_name", "unpack"]

@@ -11,11 +11,13 @@ explains (or that breaks the spec's rules) is refused and nothing changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,23 @@ SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list or to 
 SCORED_CELLS = 5 * 10**7  # (query x hypothesis) cells scored for one exhaustive suggestion
 
 
+class NotSaved(SleuthError):
+    """A step, an undo or a new session that could not be written: nothing changed."""
+
+    status = 503
+
+
+@contextlib.contextmanager
+def saving(what: str) -> Iterator[None]:
+    """Turn a failed write into NotSaved, naming the cause but no path of the server's."""
+    try:
+        yield
+    except OSError as err:
+        raise NotSaved(f"{what} could not be saved ({err.strerror or type(err).__name__}); "
+                       "nothing changed", hint="the server's sessions folder must be "
+                       "writable, with room on its disk") from None
+
+
 class Worksheet:
     """A session file and the beliefs along it; every method holds the worksheet's lock
     (the server serves several requests at once)."""
@@ -74,7 +93,9 @@ class Worksheet:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             ref, params = data["spec"], data.get("params", {})
         except (OSError, ValueError, KeyError, TypeError, RecursionError) as err:
-            raise SleuthError(f"cannot read session {self.path.name}: {err}") from None
+            raise SleuthError(f"cannot read session {self.path.name}: "
+                              f"{getattr(err, 'strerror', None) or type(err).__name__}"
+                              ) from None
         self.loaded = self.library.game(ref, params, trusted=True)
         self.game = self.loaded.game
         self.session = Session.open(self.path, self.game, ref)
@@ -113,7 +134,8 @@ class Worksheet:
                           "information_bits": after.kl_bits(before)})
         over = self._over()
         out: dict[str, Any] = {
-            "id": self.id, "spec": self.session.spec, "game": self.game.name,
+            "id": self.id, "spec": self.library.public(self.session.spec),
+            "game": self.game.name,
             "title": heading(self.game),
             "params": {k: show_value(v) for k, v in self.game.model.params.items()},
             "steps": steps, "hypotheses": belief.size, "entropy_bits": belief.entropy_bits(),
@@ -185,7 +207,8 @@ class Worksheet:
             rank = self.game.space(event.action).rank(event.args)
             check_history(self.game, event, rank, belief.history)
         after = apply_event(belief, event)  # InconsistentObservations: nothing changes
-        self.session.append(event)
+        with saving("the step"):
+            self.session.append(event)  # saved first: a failed save changes nothing
         self.stamp = self.path.stat().st_mtime_ns
         self.beliefs.append(after)
         self.events.append(event)
@@ -195,7 +218,9 @@ class Worksheet:
             self._fresh()
             if not self.events:
                 raise ObservationError("nothing to undo")
-            self.redo.append(self.session.undo())
+            with saving("the undo"):
+                step = self.session.undo()
+            self.redo.append(step)
             self.stamp = self.path.stat().st_mtime_ns
             self.beliefs.pop()
             self.events.pop()
@@ -299,7 +324,8 @@ def open_worksheet(library: Library, sessions: Path, ident: str) -> Worksheet:
         raise SleuthError(f"'{ident}' is not a session name")
     path = sessions / f"{ident}.json"
     if not path.is_file():
-        raise SleuthError(f"no session '{ident}' in {sessions}")
+        raise SleuthError(f"no session '{ident}' on this server",
+                          hint="GET /api/sessions lists them")
     return Worksheet(path, library)
 
 
@@ -309,23 +335,41 @@ def new_session(library: Library, sessions: Path, ref: str,
     game = library.game(ref, params).game
     slug = re.sub(r"[^a-z0-9]+", "-", game.name.lower()).strip("-")[:40] or "game"
     name = f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-    sessions.mkdir(parents=True, exist_ok=True)
-    Session.open(sessions / f"{name}.json", game, ref)
+    with saving("the new session"):
+        sessions.mkdir(parents=True, exist_ok=True)
+        Session.open(sessions / f"{name}.json", game, library.path(ref))
     return Worksheet(sessions / f"{name}.json", library)
 
 
-def list_sessions(sessions: Path) -> list[dict[str, Any]]:
-    """The session files in the folder, newest first (unreadable ones are skipped)."""
-    out = []
+PAGE = 50  # sessions one listing gives unless asked for fewer (at most MAX_PAGE)
+MAX_PAGE = 200
+
+
+def list_sessions(library: Library, sessions: Path, offset: int = 0, limit: int = PAGE
+                  ) -> dict[str, Any]:
+    """One page of the session files in the folder, newest first: `sessions` (unreadable
+    ones are skipped), `total` files, and the page's `offset` and `limit`. Only the
+    page's files are read; the others are only looked at (their times)."""
+    limit = min(max(limit, 0), MAX_PAGE)
+    offset = max(offset, 0)
+    stamped = []
     for path in sessions.glob("*.json") if sessions.is_dir() else []:
         try:
+            stamped.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    stamped.sort(key=lambda t: (-t[0], t[1].name))
+    out = []
+    for modified, path in stamped[offset:offset + limit]:
+        try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            out.append({"id": path.stem, "game": str(data["game"]), "spec": str(data["spec"]),
-                        "steps": len(data.get("steps", [])),
-                        "modified": path.stat().st_mtime})
+            out.append({"id": path.stem, "game": str(data["game"]),
+                        "spec": library.public(str(data["spec"])),
+                        "steps": len(data.get("steps", [])), "modified": modified})
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
-    return sorted(out, key=lambda s: -s["modified"])
+    return {"sessions": out, "total": len(stamped), "offset": offset, "limit": limit}
 
 
-__all__ = ["Worksheet", "expected_gains", "list_sessions", "new_session", "open_worksheet"]
+__all__ = ["NotSaved", "Worksheet", "expected_gains", "list_sessions", "new_session",
+           "open_worksheet"]

@@ -29,6 +29,7 @@ async function api(method, path, body) {
   $("busy").hidden = false;
   try {
     const opts = { method, headers: {} };
+    if (body === undefined && method !== "GET") body = {};  // a change is always JSON
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
