@@ -298,3 +298,48 @@ def test_the_design_view_runs_and_cancels_an_analysis(page, site):
     page.click("#cancel")
     until(page, "document.querySelector('.report .stage').textContent.startsWith('cancelled')")
     assert not page.errors
+
+
+FOREIGN = """<!doctype html><html><body><form id="f" method="post" enctype="text/plain"
+action="{url}/api/sessions"><input name='{{"spec": "mastermind", "x": "' value='"}}'>
+</form><script>
+async function attack() {{
+  const body = JSON.stringify({{spec: "mastermind"}});
+  const tries = [
+    fetch("{url}/api/sessions", {{method: "POST", mode: "no-cors", body,
+                                   headers: {{"Content-Type": "text/plain"}}}}),
+    fetch("{url}/api/sessions", {{method: "POST", body,
+                                   headers: {{"Content-Type": "application/json"}}}}),
+    fetch("{url}/api/sessions", {{method: "POST", mode: "no-cors"}}),
+  ];
+  for (const t of tries) {{ try {{ await t; }} catch (e) {{}} }}
+  document.title = "tried";
+  document.getElementById("f").submit();
+}}
+attack();
+</script></body></html>"""
+
+
+def test_a_page_from_another_origin_cannot_create_a_session(page, site):
+    """A foreign page (another port of loopback: another origin) POSTs a new session as
+    a simple text/plain fetch, as a JSON fetch (which needs a preflight the server
+    never grants) and as a form: none makes a session file."""
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    from sleuth.solver.interfaces.web.app import serving
+
+    url, sessions = site
+    before = sorted(sessions.glob("*.json"))
+    evil = Starlette(routes=[Route("/", lambda request: HTMLResponse(FOREIGN.format(url=url)))])
+    evil.state.jobs = type("NoJobs", (), {"close": lambda self: None})()
+    with serving(evil) as foreign:
+        assert foreign != url
+        refused: list[int] = []
+        page.on("response", lambda r: refused.append(r.status) if "/api/" in r.url else None)
+        page.goto(foreign)  # the fetches, then the form, which navigates to its answer
+        until(page, "location.href.includes('/api/sessions')", timeout=30)
+        page.wait_for_load_state()
+    assert sorted(sessions.glob("*.json")) == before
+    assert refused and all(s in (403, 415) for s in refused), refused

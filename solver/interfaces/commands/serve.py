@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import ipaddress
+import socket
 from pathlib import Path
 
 import click
@@ -15,31 +15,38 @@ from sleuth.compiler.api import SleuthError, load_game, speak_as
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on: this machine only by default. Another "
-                   "address (0.0.0.0) serves anyone who can reach the machine.")
+                   "(0.0.0.0: the players' phones on the table's network) needs the access "
+                   "token the printed URL carries.")
+@click.option("--token", default=None, metavar="TEXT",
+              help="The access token beyond loopback (default: a new random one each "
+                   "start). Given on loopback, it is needed there too.")
 @click.option("--sessions", "sessions", type=click.Path(file_okay=False),
               default="sleuth-sessions", show_default=True,
               help="The folder of session files (shared with `sleuth play --session`) and "
                    "uploaded specs.")
-def serve(specs: tuple[str, ...], port: int, host: str, sessions: str) -> None:
+def serve(specs: tuple[str, ...], port: int, host: str, token: str | None,
+          sessions: str) -> None:
     """A web worksheet for playing at the table and a design view of a game's entropy,
     on http://HOST:PORT/. SPECs (besides the bundled ones) are offered on the page."""
     import uvicorn
 
     from sleuth.solver.interfaces.web.app import create_app
+    from sleuth.solver.interfaces.web.gate import is_loopback, is_wildcard, new_token
 
     for spec in specs:
         load_game(spec)  # a bad spec is reported now, as `sleuth check` would
-    try:
-        local = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        local = host == "localhost"
-    if not local:
-        click.echo(f"warning: serving on {host}: anyone who can reach this machine can use "
-                   "the page and its sessions", err=True)
+    if token is None and not is_loopback(host):
+        token = new_token()
     speak_as("api")  # the page and the JSON API name options as fields, not flags
-    app = create_app(list(specs), Path(sessions))
-    click.echo(f"Sleuth on http://{host}:{port}/ (sessions in {Path(sessions).resolve()}); "
-               "Ctrl-C stops it")
+    app = create_app(list(specs), Path(sessions), host=host, token=token)
+    where = lan_address() if is_wildcard(host) else host
+    url = f"http://{f'[{where}]' if ':' in where else where}:{port}/"
+    if token is not None:
+        url += f"?token={token}"
+    click.echo(f"Sleuth on {url}\n(sessions in {Path(sessions).resolve()}); Ctrl-C stops it")
+    if not is_loopback(host):
+        click.echo("Anyone on the network who has this URL can use the page: share it with "
+                   "the players only.", err=True)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")
     except OSError as err:
@@ -47,3 +54,14 @@ def serve(specs: tuple[str, ...], port: int, host: str, sessions: str) -> None:
                           hint="another program may use the port: --port N") from None
     finally:
         app.state.jobs.close()
+
+
+def lan_address() -> str:
+    """This machine's address on its network (the one its default route leaves by), for
+    the URL a player's phone opens; its name when it has no route."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent by a UDP connect
+            return probe.getsockname()[0]
+        except OSError:
+            return socket.gethostname()

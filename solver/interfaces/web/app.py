@@ -101,8 +101,10 @@ def create_app(specs: list[str], sessions: Path, workers: int = 2, host: str = "
     async def failed(request: Request, exc: Exception) -> Response:
         # an error class of the web layer says its status; any other SleuthError is bad
         # input (400)
-        return JSONResponse({"error": error_json(exc)},
-                            status_code=getattr(exc, "status", 400))
+        status = getattr(exc, "status", 400)
+        # a body refused as too large is not read on: the connection closes after the answer
+        return JSONResponse({"error": error_json(exc)}, status_code=status,
+                            headers={"connection": "close"} if status == 413 else None)
 
     async def broken(request: Request, exc: Exception) -> Response:
         # a fault of the server's own, still answered as JSON, naming no path of it
