@@ -423,3 +423,66 @@ def test_serve_beyond_loopback_prints_a_url_with_a_new_token(monkeypatch, tmp_pa
     assert "token" not in out.output  # loopback stays token-free
     with TestClient(apps[-1][0], base_url=LOCAL) as c:
         assert c.get("/api/specs").status_code == 200
+
+
+# -- quotas, and a long session list
+
+
+def test_each_quota_refuses_its_write_with_a_429_and_writes_nothing(tmp_path):
+    app = create_app([], tmp_path, quotas={"sessions": 2, "uploads": 1, "disk_mb": 1})
+    with TestClient(app, base_url=LOCAL) as c:
+        ids = [c.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+               for _ in range(2)]
+        full = c.post("/api/sessions", json={"spec": "mastermind"})
+        assert full.status_code == 429 and "--max-sessions" in full.json()["error"]["hint"]
+        assert len(session_files(tmp_path)) == 2
+        assert c.post("/api/specs", json={"name": "p.yaml", "text": SPEC}).status_code == 201
+        other = SPEC.replace("Pick", "Other")
+        full = c.post("/api/specs", json={"name": "o.yaml", "text": other})
+        assert full.status_code == 429 and "--max-uploads" in full.json()["error"]["hint"]
+        assert len(list((tmp_path / "specs").iterdir())) == 1
+        (tmp_path / "filler.bin").write_bytes(b"\0" * 2**20)  # the disk quota is now full
+        time.sleep(1.1)  # past the measurement's trust
+        step = {"query": "guess", "args": {"g": "1122"}, "outcome": {"black": 1, "white": 0}}
+        full = c.post(f"/api/sessions/{ids[0]}/observe", json=step)
+        assert full.status_code == 429 and "--max-disk-mb" in full.json()["error"]["hint"]
+        assert c.get(f"/api/sessions/{ids[0]}").json()["steps"] == []
+    app.state.jobs.close()
+
+
+def test_ten_thousand_sessions_are_listed_by_pages_without_stalling_others(tmp_path):
+    """The session list reads only its page's files, on a worker thread: another request
+    meanwhile answers at once."""
+    import threading
+
+    app = create_app([], tmp_path)
+    with TestClient(app, base_url=LOCAL) as c:
+        sid = c.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+        text = (tmp_path / f"{sid}.json").read_text()
+        for k in range(10_000):
+            (tmp_path / f"copy-{k:05}.json").write_text(text)
+        start = time.perf_counter()
+        page = c.get("/api/sessions").json()
+        listing = time.perf_counter() - start
+        assert page["total"] == 10_001 and len(page["sessions"]) == 50
+        later = c.get("/api/sessions", params={"offset": 10_000, "limit": 10}).json()
+        assert len(later["sessions"]) == 1
+        seen = {s["id"] for s in page["sessions"]}
+        second = c.get("/api/sessions", params={"offset": 50}).json()
+        assert not seen & {s["id"] for s in second["sessions"]}
+        waits: list[float] = []
+
+        def other() -> None:
+            t = time.perf_counter()
+            c.get("/api/specs")
+            waits.append(time.perf_counter() - t)
+
+        lister = threading.Thread(target=lambda: [c.get("/api/sessions") for _ in range(5)])
+        lister.start()
+        for _ in range(10):
+            other()
+        lister.join()
+        print(f"a page of 10,001 sessions: {listing:.2f} s; another request meanwhile "
+              f"{max(waits):.3f} s at most")
+        assert listing < 2.0 and max(waits) < 1.0
+    app.state.jobs.close()

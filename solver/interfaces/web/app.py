@@ -47,7 +47,8 @@ from starlette.staticfiles import StaticFiles
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.interfaces.web.gate import Gate
 from sleuth.solver.interfaces.web.jobs import Jobs
-from sleuth.solver.interfaces.web.library import Library
+from sleuth.solver.interfaces.web.library import MEMORY_MB, Library
+from sleuth.solver.interfaces.web.quotas import Quotas
 from sleuth.solver.interfaces.web.resources import (
     Analyses,
     Server,
@@ -89,11 +90,15 @@ class SecurityHeaders:
 
 
 def create_app(specs: list[str], sessions: Path, workers: int = 2, host: str = "127.0.0.1",
-               token: str | None = None) -> Starlette:
+               token: str | None = None, memory_mb: int = MEMORY_MB,
+               quotas: dict[str, int] | None = None) -> Starlette:
     """The app serving `specs` (and the bundled ones), keeping sessions in `sessions`: the
     page, and one group of routes per resource (web/resources.py), behind the gate
-    (web/gate.py) for a server bound to `host`, needing `token` when one is given."""
-    server = Server(Library(specs, sessions), sessions, Jobs(workers))
+    (web/gate.py) for a server bound to `host`, needing `token` when one is given; the
+    games it loads are kept within `memory_mb` MiB (web/cache.py), and what its pages
+    store within `quotas` (web/quotas.py: sessions, uploads, disk_mb)."""
+    server = Server(Library(specs, sessions, memory_mb), sessions, Jobs(workers),
+                    Quotas(sessions, **(quotas or {})))
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")

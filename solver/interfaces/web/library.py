@@ -8,26 +8,31 @@ keeps the spec's real path, so that `sleuth play` can open the same session from
 terminal. A request may only name refs of this catalogue (or of a session file in the
 folder): the server never loads a path a page made up.
 
-Games are loaded once per (ref, params) and shared by every session: their feedback
-matrices are built when loaded, before any request times a suggestion.
+Games are loaded once per (ref, params) and shared by every session, and kept in a
+cache within the server's memory budget (web/cache.py: `sleuth serve --memory-mb`):
+the least recently used game is dropped first, and loaded again when asked for.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sleuth.compiler.api import Game, SleuthError, bundled_specs, landing_spec, load_game
 from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.web.cache import Cache, measured, resident_bytes
 from sleuth.solver.interfaces.web.uploads import MAX_UPLOAD, keep, unpack
+
+MEMORY_MB = 2048  # the games a server keeps, in MiB (`sleuth serve --memory-mb`)
 
 
 class Library:
     """The catalogue of specs, and a cache of loaded games and their queries."""
 
-    def __init__(self, specs: list[str], sessions: Path):
+    def __init__(self, specs: list[str], sessions: Path, memory_mb: int = MEMORY_MB):
         self.sessions = sessions
         self.uploads = sessions / "specs"
         self.given = [str(Path(s).resolve()) if Path(s).exists() else s for s in specs]
@@ -36,8 +41,9 @@ class Library:
                             f"given/{k + 1}-{stem}.yaml"): g
                            for k, (stem, g) in enumerate(zip(stems, self.given, strict=True))}
         self.lock = threading.Lock()
-        self.games: dict[tuple[str, str], Loaded] = {}
+        self.games: Cache[Loaded] = Cache(memory_mb * 2**20, self._dropped)
         self.loading: dict[tuple[str, str], threading.Lock] = {}
+        self.dropped: list[Callable[[Loaded], None]] = []  # told when a game is dropped
 
     # -- the catalogue
 
@@ -102,24 +108,40 @@ class Library:
         if not trusted:
             ref = self.path(ref)
         key = (ref, json.dumps(params or {}, sort_keys=True, default=str))
+        loaded = self.games.get(key)
+        if loaded is not None:
+            return loaded
         with self.lock:
-            if key in self.games:
-                return self.games[key]
             lock = self.loading.setdefault(key, threading.Lock())
         with lock:  # one load per key; other keys load meanwhile
-            if key not in self.games:
-                loaded = Loaded(load_game(ref, dict(params or {}) or None))
-                with self.lock:
-                    self.games[key] = loaded
-        return self.games[key]
+            loaded = self.games.get(key)
+            if loaded is None:
+                before = resident_bytes()
+                loaded = Loaded(load_game(ref, dict(params or {}) or None),
+                                lambda it, key=key: self._grew(key, it))
+                loaded.grown = max(0, resident_bytes() - before)
+                self.games.put(key, loaded, measured(loaded, loaded.grown))
+        with self.lock:
+            self.loading.pop(key, None)
+        return loaded
+
+    def _grew(self, key: tuple[str, str], loaded: Loaded) -> None:
+        self.games.resize(key, measured(loaded, loaded.grown))
+
+    def _dropped(self, key: Any, loaded: Loaded) -> None:
+        for hear in self.dropped:
+            hear(loaded)
 
 
 class Loaded:
     """A loaded game and, made when first asked for, its queries with their feedback
-    matrices built (a form needs only the game; a suggestion needs the queries)."""
+    matrices built (a form needs only the game; a suggestion needs the queries).
+    `grown`: the resident memory its making cost, which the cache counts."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, grew: Callable[[Loaded], None] | None = None):
         self.game = game
+        self.grown = 0
+        self._grew = grew
         self._candidates: Candidates | None = None
         self._lock = threading.Lock()
 
@@ -127,10 +149,14 @@ class Loaded:
     def candidates(self) -> Candidates:
         with self._lock:
             if self._candidates is None:
+                before = resident_bytes()
                 candidates = Candidates(self.game)
                 candidates.keep_matrices()
                 self._candidates = candidates
+                self.grown += max(0, resident_bytes() - before)
+                if self._grew is not None:
+                    self._grew(self)
             return self._candidates
 
 
-__all__ = ["MAX_UPLOAD", "Library", "Loaded"]
+__all__ = ["MAX_UPLOAD", "MEMORY_MB", "Library", "Loaded"]

@@ -9,6 +9,7 @@ import asyncio
 import json
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from sleuth.solver.interfaces.summary import heading
 from sleuth.solver.interfaces.web.forms import action_forms
 from sleuth.solver.interfaces.web.jobs import Jobs
 from sleuth.solver.interfaces.web.library import Library
+from sleuth.solver.interfaces.web.quotas import Quotas
 from sleuth.solver.interfaces.web.uploads import MAX_DATA, MAX_UPLOAD, TooLarge, Unprocessable
 from sleuth.solver.interfaces.web.worksheet import (
     AUTO,
@@ -118,36 +120,52 @@ def params_of(value: Any) -> dict[str, Any]:
     return value
 
 
+OPEN = 64  # worksheets kept open (their beliefs in memory); others reopen from file
+
+
 @dataclass
 class Server:
-    """What every route group shares: the specs, the sessions' folder and open worksheets,
-    and the analysis jobs."""
+    """What every route group shares: the specs, the sessions' folder and open worksheets
+    (at most OPEN, least recently used closed first, and each closed with its game when
+    the library drops it), and the analysis jobs."""
 
     library: Library
     sessions: Path
     jobs: Jobs
-    sheets: dict[str, Worksheet] = field(default_factory=dict)
+    quotas: Quotas
+    sheets: OrderedDict[str, Worksheet] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.sessions.mkdir(parents=True, exist_ok=True)
+        self.library.dropped.append(self.close_game)
 
     def sheet(self, ident: str) -> Worksheet:
         """The open worksheet of a session, opened from its file the first time."""
         with self.lock:
             ws = self.sheets.get(ident)
-        if ws is None:
-            try:
-                ws = open_worksheet(self.library, self.sessions, ident)
-            except SleuthError as err:
-                raise NotFound(err.message, err.loc, err.hint) from None
-            with self.lock:
-                ws = self.sheets.setdefault(ident, ws)
+            if ws is not None:
+                self.sheets.move_to_end(ident)
+                return ws
+        try:
+            ws = open_worksheet(self.library, self.sessions, ident)
+        except SleuthError as err:
+            raise NotFound(err.message, err.loc, err.hint) from None
+        return self.keep(ws)
+
+    def keep(self, ws: Worksheet) -> Worksheet:
+        with self.lock:
+            ws = self.sheets.setdefault(ws.id, ws)
+            self.sheets.move_to_end(ws.id)
+            while len(self.sheets) > OPEN:
+                self.sheets.popitem(last=False)
         return ws
 
-    def keep(self, ws: Worksheet) -> None:
+    def close_game(self, loaded: Any) -> None:
+        """Close the worksheets on a game the library dropped (they reopen when asked)."""
         with self.lock:
-            self.sheets[ws.id] = ws
+            for ident in [i for i, ws in self.sheets.items() if ws.loaded is loaded]:
+                del self.sheets[ident]
 
 
 class Specs:
@@ -168,7 +186,12 @@ class Specs:
 
     async def upload(self, request: Request) -> Response:
         data = await body(request, MAX_BODY)
-        ref = await run_in_threadpool(self.server.library.upload, data)
+
+        def upload() -> str:
+            self.server.quotas.new_upload(len(json.dumps(data)))
+            return self.server.library.upload(data)
+
+        ref = await run_in_threadpool(upload)
         return JSONResponse({"ref": ref}, status_code=201)
 
     async def get(self, request: Request) -> Response:
@@ -230,6 +253,7 @@ class Sessions:
         data = await body(request)
 
         def make() -> dict[str, Any]:
+            self.server.quotas.new_session()
             ws = new_session(self.server.library, self.server.sessions,
                              str(data.get("spec", "")), params_of(data.get("params", {})))
             self.server.keep(ws)
@@ -244,6 +268,7 @@ class Sessions:
     async def observe(self, request: Request) -> Response:
         data = await body(request)
         ws = await self.sheet(request)
+        await run_in_threadpool(self.server.quotas.room, len(json.dumps(data)))
         outcome = data.get("outcome", data.get("feedback", data.get("answer")))
         return JSONResponse(await run_in_threadpool(
             ws.observe, str(data.get("query", "")), data.get("args") or {}, outcome,
