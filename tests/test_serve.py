@@ -11,6 +11,7 @@ import itertools
 import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -199,7 +200,7 @@ def test_requests_cannot_name_files(client, request_):
 def test_the_design_analysis_is_a_job_with_the_cli_numbers(client):
     job = client.post("/api/analyses", json={"spec": "mastermind",
                                              "params": {"pegs": 3, "colours": 4}}).json()
-    for _ in range(200):
+    for _ in range(1200):  # a child process starts, loads the game and plays it
         state = client.get(f"/api/analyses/{job['id']}").json()
         if state["state"] in ("done", "failed", "cancelled"):
             break
@@ -222,6 +223,46 @@ def test_an_analysis_can_be_cancelled(client):
             break
         time.sleep(0.05)
     assert state["state"] == "cancelled" and "result" not in state
+
+
+def analysis_children() -> list[int]:
+    """The analysis child processes of this process."""
+    import os
+
+    mine = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and b"web.child" in cmd:
+            mine.append(int(pid))
+    return mine
+
+
+def test_a_running_analysis_is_cancelled_within_a_second(client):
+    """Wordle's every opener scored, a step with no progress hook inside: cancel kills
+    the child process that runs it, and the job says so within a second."""
+    job = client.post("/api/analyses", json={"spec": "wordle", "params": {},
+                                             "strategy": "entropy"}).json()
+    for _ in range(600):
+        state = client.get(f"/api/analyses/{job['id']}").json()
+        if state["stage"] not in ("", "starting"):
+            break
+        time.sleep(0.05)
+    assert state["state"] == "running" and analysis_children(), state
+    time.sleep(1.0)  # well inside the step
+    start = time.perf_counter()
+    client.delete(f"/api/analyses/{job['id']}")
+    while client.get(f"/api/analyses/{job['id']}").json()["state"] != "cancelled":
+        assert time.perf_counter() - start < 1.0
+        time.sleep(0.02)
+    took = time.perf_counter() - start
+    while analysis_children() and time.perf_counter() - start < 1.0:
+        time.sleep(0.02)
+    assert not analysis_children() and took < 1.0, took
 
 
 def test_panels_per_opponent_and_per_player(client):
@@ -418,8 +459,9 @@ def mastermind_pairs() -> list[tuple[int, int]]:
 
 def test_a_slow_suggestion_answers_pending_then_the_same_advice(client, monkeypatch):
     """A suggestion still being worked out (the first use of the search kernels compiles
-    them for a minute) answers 202 "pending" within WAIT, saying whether kernels are being
-    compiled; asked again, the same work is found and its answer is the direct one."""
+    them for a minute) answers 202 "pending" within ANSWER seconds, saying whether kernels
+    are being compiled, with a quick provisional query (one the game allows); asked
+    again, the same work is found and its answer is the direct one."""
     import threading
     import time
 
@@ -440,8 +482,16 @@ def test_a_slow_suggestion_answers_pending_then_the_same_advice(client, monkeypa
     monkeypatch.setattr(Worksheet, "suggest", held)
     monkeypatch.setattr(resources, "WAIT", 0.05)
     monkeypatch.setattr(compiling, "compiling", lambda: True)
+    start = time.perf_counter()
     first = client.get(f"/api/sessions/{sid}/suggest?strategy=minimax")
-    assert first.status_code == 202 and first.json() == {"pending": True, "compiling": True}
+    assert time.perf_counter() - start < resources.ANSWER + 0.5
+    assert first.status_code == 202
+    got = first.json()
+    assert got["pending"] and got["thinking"] and got["compiling"]
+    quick = got["provisional"]
+    assert quick["provisional"] and quick["strategy"] == "ises-sampled-partition"
+    g = quick["suggestion"]["args"]["g"]
+    assert quick["suggestion"]["query"] == "guess" and len(g) == 4 and set(g) <= set(range(1, 7))
     again = client.get(f"/api/sessions/{sid}/suggest?strategy=minimax")
     assert again.status_code == 202
     release.set()

@@ -486,3 +486,35 @@ def test_ten_thousand_sessions_are_listed_by_pages_without_stalling_others(tmp_p
               f"{max(waits):.3f} s at most")
         assert listing < 2.0 and max(waits) < 1.0
     app.state.jobs.close()
+
+
+# -- answers in seconds
+
+
+@pytest.mark.slow  # every bundled game's first suggestion, each worked out to the end
+def test_every_bundled_game_answers_a_suggestion_within_two_seconds(local):
+    """The first answer comes within ANSWER seconds: the suggestion, or 202 "thinking"
+    with a quick provisional query where the game allows one; asked again, the
+    strategy's own answer comes."""
+    from sleuth.compiler.api import bundled_specs
+    from sleuth.solver.interfaces.web import resources
+
+    slowest = 0.0
+    for name in bundled_specs():
+        sid = local.post("/api/sessions", json={"spec": name}).json()["id"]
+        start = time.perf_counter()
+        first = local.get(f"/api/sessions/{sid}/suggest")
+        took = time.perf_counter() - start
+        slowest = max(slowest, took)
+        assert first.status_code in (200, 202), (name, first.text)
+        assert took < resources.ANSWER + 0.5, (name, took)
+        answer = first.json()
+        while first.status_code == 202:
+            assert answer["thinking"]
+            if answer["provisional"] is not None:
+                assert answer["provisional"]["suggestion"]["query"]
+            first = local.get(f"/api/sessions/{sid}/suggest")
+            answer = first.json()
+        assert first.status_code == 200, (name, first.text)
+        assert answer["suggestion"] is not None or answer["note"], name
+    print(f"the slowest first answer: {slowest:.2f} s")

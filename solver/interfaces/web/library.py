@@ -143,7 +143,15 @@ class Loaded:
         self.grown = 0
         self._grew = grew
         self._candidates: Candidates | None = None
+        self._light: Candidates | None = None
         self._lock = threading.Lock()
+
+    @property
+    def light(self) -> Candidates:
+        """The game's queries without kept matrices (made at once, for a quick pass)."""
+        if self._light is None:
+            self._light = Candidates(self.game)
+        return self._light
 
     @property
     def candidates(self) -> Candidates:

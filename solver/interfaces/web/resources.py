@@ -9,7 +9,9 @@ import asyncio
 import json
 import re
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,9 +22,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from sleuth.compiler.api import BudgetError, SleuthError, compiling, show_value
-from sleuth.solver.evaluation.analysis import analyse
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.interfaces.summary import heading
+from sleuth.solver.interfaces.web.child import run_child
 from sleuth.solver.interfaces.web.forms import action_forms
 from sleuth.solver.interfaces.web.jobs import Jobs
 from sleuth.solver.interfaces.web.library import Library
@@ -36,13 +38,14 @@ from sleuth.solver.interfaces.web.worksheet import (
     new_session,
     open_worksheet,
 )
-from sleuth.solver.strategies import STRATEGIES, make_strategy
+from sleuth.solver.strategies import STRATEGIES
 
 # an upload's request: its spec, and its data as base64 or text
 MAX_BODY = MAX_UPLOAD + MAX_DATA * 4 // 3 + 65536
 # any other request (a session, an observation, an analysis): refused unread beyond it
 MAX_REQUEST = 64 * 1024
-WAIT = 5.0  # seconds a suggestion request waits before it answers "pending" (202)
+WAIT = 1.5  # seconds a suggestion request waits before it answers "pending" (202)
+ANSWER = 2.0  # seconds by which it answers, with a quick provisional query if one is ready
 PENDING = 32  # suggestions kept while they are worked out or not yet read
 ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
           "lookahead", "optimal", "random")  # what the page offers (a saved tree needs a file)
@@ -223,9 +226,10 @@ class Sessions:
 
     def __init__(self, server: Server):
         self.server = server
-        # suggestions being worked out, by (session, steps, strategy, top): a request
-        # that outwaits WAIT answers 202 "pending" (saying whether kernels are being
-        # compiled) and the page asks again, finding the same work going on
+        # suggestions being worked out, by (session, steps, strategy, top), and quick
+        # first answers, by (session, steps): a request that outwaits WAIT answers by
+        # ANSWER with 202 "pending" (saying whether kernels are being compiled, with the
+        # quick query when it is ready) and the page asks again, finding the same work
         self.pending: dict[tuple, asyncio.Future] = {}
 
     def routes(self) -> list[Route]:
@@ -294,21 +298,35 @@ class Sessions:
             raise SleuthError("top must be a number") from None
         top = min(max(top, 0), 50)
         key = (ws.id, len(ws.events), strategy, top)
-        work = self.pending.get(key)
-        if work is None:
-            for old in [k for k, w in self.pending.items() if w.done()][:-PENDING]:
-                del self.pending[old]
-            work = asyncio.ensure_future(run_in_threadpool(ws.suggest, strategy, top))
-            self.pending[key] = work
+        start = time.monotonic()
+        work = self.working(key, lambda: ws.suggest(strategy, top))
         try:
             answer = await asyncio.wait_for(asyncio.shield(work), WAIT)
         except TimeoutError:
-            return JSONResponse({"pending": True, "compiling": compiling.compiling()},
+            quick = self.working(key[:2], ws.quick)
+            try:
+                first = await asyncio.wait_for(asyncio.shield(quick), max(
+                    0.0, ANSWER - (time.monotonic() - start)))
+            except (TimeoutError, SleuthError):  # none ready, or none this game can have
+                first = None
+            return JSONResponse({"pending": True, "thinking": True,
+                                 "compiling": compiling.compiling(), "provisional": first},
                                 status_code=202)
         finally:
             if work.done():
                 self.pending.pop(key, None)
         return JSONResponse(answer)
+
+    def working(self, key: tuple, start: Callable[[], Any]) -> asyncio.Future:
+        """The work under `key`, started on a worker thread unless it is going on already
+        (or done and not yet read); the oldest finished work is forgotten past PENDING."""
+        work = self.pending.get(key)
+        if work is None:
+            for old in [k for k, w in self.pending.items() if w.done()][:-PENDING]:
+                del self.pending[old]
+            work = asyncio.ensure_future(run_in_threadpool(start))
+            self.pending[key] = work
+        return work
 
 
 class Analyses:
@@ -333,11 +351,12 @@ class Analyses:
         if secrets is not None and (not isinstance(secrets, int) or secrets < 1):
             raise SleuthError("secrets must be a positive number")
         loaded = await run_in_threadpool(self.server.library.game, ref, params)
-        game = loaded.game
+        game = loaded.game  # loaded here: a bad ref or param is a 400 now, not a job's
+        request_ = {"path": self.server.library.path(ref), "ref": ref, "params": params,
+                    "strategy": strategy, "secrets": secrets}
 
         def work(progress: Any) -> dict[str, Any]:
-            chooser = make_strategy(strategy, loaded.candidates)
-            return analyse(game, chooser, ref, secrets=secrets, progress=progress).to_json()
+            return run_child(request_, progress)  # a child process: cancel kills it
 
         job = self.server.jobs.start(f"{game.name} {json.dumps(params)} {strategy}", work,
                                      error_json)

@@ -42,13 +42,16 @@ from sleuth.solver.interfaces.summary import heading
 from sleuth.solver.interfaces.web.board import board
 from sleuth.solver.interfaces.web.forms import grids, panels
 from sleuth.solver.interfaces.web.library import Library
-from sleuth.solver.strategies import Entropy, make_strategy
+from sleuth.solver.strategies import STRATEGIES, Entropy, Strategy, make_strategy
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 TOP_K = 5  # queries the page compares by default
 FEW = 50  # hypotheses left that the page lists, each with its probability
 AUTO = "auto"  # the page's default strategy: see Worksheet.suggest
 SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list or to score
+# the first answer while a suggestion is worked out: sampled ISES scoring the partition
+# of a few sampled states (no hypothesis set listed in full), in a fraction of a second
+QUICK = {"strategy": "ises-sampled-partition", "states": 256, "budget": 0.3}
 SCORED_CELLS = 5 * 10**7  # (query x hypothesis) cells scored for one exhaustive suggestion
 
 
@@ -252,21 +255,60 @@ class Worksheet:
         start = time.perf_counter()
         if self._over_at(events):
             return {"over": True, "suggestion": None, "top": [], "seconds": 0.0}
+        if not self.game.model.queries:
+            return {"suggestion": None, "top": [], "strategy": None, "scored": False,
+                    "note": "this game has no queries to choose: record what is observed",
+                    "seconds": 0.0}
         options = dict(options or {})
         scored = affordable(self.loaded.candidates, belief)
         if strategy == AUTO:
-            strategy = "entropy" if scored else "ises-sampled"
-            if not scored:
-                options.setdefault("budget", SAMPLED_BUDGET)
-        chooser = make_strategy(strategy, self.loaded.candidates, seed=events, **options)
+            chooser = self._auto(scored, options, events)
+        else:
+            chooser = make_strategy(strategy, self.loaded.candidates, seed=events, **options)
         q = chooser.choose(belief)
-        gains = expected_gains(self.loaded.candidates, belief) if scored else []
+        try:
+            gains = expected_gains(self.loaded.candidates, belief) if scored else []
+        except SleuthError:  # a game one-step ISES does not score (its answers may lie)
+            gains = []
         best = sorted(gains, key=lambda g: (-g[1], g[2]))[:max(0, top)]
         mine = next((g[1] for g in gains if g[0] == q), None)
         return {"suggestion": self._query_json(q, mine), "strategy": chooser.name,
                 "top": [self._query_json(g[0], g[1]) for g in best],
                 "scored": scored,
                 "seconds": round(time.perf_counter() - start, 4)}
+
+    def _auto(self, scored: bool, options: dict[str, Any], seed: int) -> Strategy:
+        """AUTO's strategy: exhaustive ISES (entropy) on a set it can score, sampled ISES
+        (SAMPLED_BUDGET seconds) on any other; where the game rules that one out (its
+        answers may lie, say), the first strategy of the registry that plays it."""
+        first = "entropy" if scored else "ises-sampled"
+        if not scored:
+            options.setdefault("budget", SAMPLED_BUDGET)
+        try:
+            return make_strategy(first, self.loaded.candidates, seed=seed, **options)
+        except SleuthError as refused:
+            for name in STRATEGIES:
+                try:
+                    return make_strategy(name, self.loaded.candidates, seed=seed)
+                except SleuthError:
+                    continue
+            raise refused from None
+
+    def quick(self) -> dict[str, Any] | None:
+        """A first suggestion while the chosen strategy works (QUICK: a sampled pass on
+        the game's queries without their kept matrices), or None when the game is over;
+        `provisional` says it is not the strategy's answer."""
+        with self.lock:
+            self._fresh()
+            belief, events = self.beliefs[-1], len(self.events)
+        if self._over_at(events) or not self.game.model.queries:
+            return None
+        start = time.perf_counter()
+        options = {k: v for k, v in QUICK.items() if k != "strategy"}
+        chooser = make_strategy(QUICK["strategy"], self.loaded.light, seed=events, **options)
+        q = chooser.choose(belief)
+        return {"suggestion": self._query_json(q, None), "strategy": chooser.name,
+                "provisional": True, "seconds": round(time.perf_counter() - start, 4)}
 
     def _over_at(self, events: int) -> bool:
         """Whether the game, still at `events` steps, is over."""

@@ -335,11 +335,18 @@ async function suggest() {
     for (;;) {
       s = await api("GET", `/api/sessions/${encodeURIComponent(id)}/suggest?strategy=${encodeURIComponent($("strategy").value)}&top=5`);
       if (!s.pending || stale()) break;
-      $("suggestion").textContent = s.compiling
-        ? "compiling search kernels, first use only (cached for later)…" : "thinking…";
+      const note = s.compiling
+        ? "compiling search kernels, first use only (cached for later)…" : "still thinking…";
+      if (s.provisional && s.provisional.suggestion) {  // a quick first answer meanwhile
+        const q = s.provisional.suggestion;
+        $("suggestion").replaceChildren("so far: ", el("strong", { text: q.text, id: "provisional" }), " ",
+          el("button", { type: "button", text: "Use", onclick: () => useQuery(q) }), ` — ${note}`);
+      } else {
+        $("suggestion").textContent = note;
+      }
     }
     if (stale()) return;
-    if (!s.suggestion) { $("suggestion").textContent = ""; return; }
+    if (!s.suggestion) { $("suggestion").textContent = s.note || ""; return; }
     const gain = s.suggestion.gain_bits === null ? "" : ` — expected gain ${bits(s.suggestion.gain_bits)} bits`;
     $("suggestion").replaceChildren(`${s.strategy}: `, el("strong", { text: s.suggestion.text, id: "suggested" }), gain, " ",
       el("button", { type: "button", text: "Use", id: "use-suggestion", onclick: () => useQuery(s.suggestion) }));
