@@ -109,9 +109,11 @@ class Declarations:
                                 "positions)", r.loc(node), hint="e.g. {seq: Colour, len: pegs}")
             elem = self.domain(value)
             length = self.const_int(fields["len"][1], "len")
-            if not 0 <= length <= MAX_SEQ_LEN:
-                raise SpecError(f"len must be in 0..{MAX_SEQ_LEN}, not {length}",
-                                r.loc(fields["len"][1]))
+            if not 1 <= length <= MAX_SEQ_LEN:  # a sequence of none tells nothing apart
+                raise SpecError(f"len must be in 1..{MAX_SEQ_LEN}, not {length}",
+                                r.loc(fields["len"][1]),
+                                hint="a param that sets it may be too small" if
+                                length < 1 else None)
             return seq_domain(elem, length)
         if kind_name == "multiset":
             return self.multiset(node, value, fields)

@@ -135,7 +135,7 @@ CASES = [
      12, FEEDBACK_COL + len("count(true for i in 0..1000 for j in "),
      "runs over 1,002,001 combinations", "smaller range"),
     ("sequence too long", BASE.replace("code: {seq: D, len: n}", "code: {seq: D, len: 2000}"),
-     7, 23, "len must be in 0..1024, not 2000", None),
+     7, 23, "len must be in 1..1024, not 2000", None),
     ("feedback and response both missing", BASE.replace(f'    feedback: "{GOOD}"\n', ""),
      10, 3, "query 'guess' needs exactly one of 'feedback' or 'response'", None),
     ("feedback with no components", with_feedback("X").replace('"X"', "{}"),

@@ -518,3 +518,47 @@ def test_every_bundled_game_answers_a_suggestion_within_two_seconds(local):
         assert first.status_code == 200, (name, first.text)
         assert answer["suggestion"] is not None or answer["note"], name
     print(f"the slowest first answer: {slowest:.2f} s")
+
+
+# -- malformed requests of every route: a JSON 4xx, never a 5xx
+
+ODD = [None, True, 1, -1, 2**70, 1.5, "", "x", "1122", [], [1], [[1]], {}, {"a": 1}, "\0",
+       [None] * 4, {"black": "x"}, {"black": 2**70, "white": -5}]
+
+
+def test_malformed_requests_of_every_route_get_a_json_4xx(local):
+    sid = local.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
+    answers = []
+    for query in ("guess", "", "nope", None, 5):
+        for value in ODD:
+            for outcome in [*ODD[:8], {"black": 1, "white": 0}]:
+                for args in ({"g": value}, value):
+                    answers.append(local.post(f"/api/sessions/{sid}/observe", json={
+                        "query": query, "args": args, "outcome": outcome}))
+    for params in ("[]", "1", "null", '{"pegs": "x"}', '{"pegs": -1}', '{"pegs": 1e400}',
+                   '{"pegs": 0}', '{"pegs": 100}', '{"colours": 2.5}', '{"nope": 1}',
+                   '{"pegs": true}', '{"pegs": [1]}', '{"pegs": 4611686018427387905}'):
+        answers.append(local.get("/api/spec", params={"ref": "mastermind", "params": params}))
+        for path in ("/api/sessions", "/api/analyses"):
+            answers.append(local.post(path, headers={"content-type": "application/json"},
+                                      content=f'{{"spec": "mastermind", "params": {params}}}'))
+    for query in ("strategy=nope", "top=x", "top=-1", "top=99999999999999999999",
+                  "strategy="):
+        answers.append(local.get(f"/api/sessions/{sid}/suggest?{query}"))
+    for body in (b"", b"[]", b"null", b"1", b'"x"', b"{", b"\xff\xfe", b'{"spec": []}',
+                 b'{"spec": {"a": 1}}', b'{"spec": "mastermind", "params": "x"}'):
+        for path in ("/api/sessions", "/api/specs", "/api/analyses",
+                     f"/api/sessions/{sid}/observe", f"/api/sessions/{sid}/undo"):
+            answers.append(local.post(path, content=body,
+                                      headers={"content-type": "application/json"}))
+    for body in ({"strategy": "nope"}, {"strategy": "tree"}, {"secrets": 0},
+                 {"secrets": "x"}, {"secrets": 1.5}, {"strategy": None}):
+        answers.append(local.post("/api/analyses", json={"spec": "mastermind", **body}))
+    for path in ("/api/sessions/%00", "/api/sessions/" + "a" * 300, "/api/analyses/x",
+                 "/api/sessions/.x", "/static/../app.py", "/api/sessions?offset=x"):
+        answers.append(local.get(path))
+    bad = [(a.request.method, str(a.request.url)[:80], a.status_code, a.text[:120])
+           for a in answers if a.status_code >= 500 or not a.headers.get(
+               "content-type", "").startswith("application/json")]
+    assert not bad, bad[:5]
+    assert all(a.status_code < 300 or "error" in a.json() for a in answers)

@@ -274,8 +274,12 @@ class Sessions:
         ws = await self.sheet(request)
         await run_in_threadpool(self.server.quotas.room, len(json.dumps(data)))
         outcome = data.get("outcome", data.get("feedback", data.get("answer")))
+        args = data.get("args") or {}
+        if not isinstance(args, dict):
+            raise SleuthError("args must be a JSON object of the query's arguments",
+                              hint='e.g. {"query": "guess", "args": {"g": [1, 1, 2, 2]}, ...}')
         return JSONResponse(await run_in_threadpool(
-            ws.observe, str(data.get("query", "")), data.get("args") or {}, outcome,
+            ws.observe, str(data.get("query", "")), args, outcome,
             data.get("repeat") is True))
 
     async def undo(self, request: Request) -> Response:
