@@ -92,3 +92,13 @@ def test_every_package_folder_is_installed():
             rel = init.parent.relative_to(ROOT / folder).parts
             found.add(".".join((package, *rel)))
     assert found == listed, f"missing: {sorted(found - listed)}, extra: {sorted(listed - found)}"
+
+
+def test_every_module_is_named_in_the_architecture():
+    """docs/architecture.md names every module of the package (by its file name, in its
+    folder's listing)."""
+    arch = (ROOT / "docs" / "architecture.md").read_text()
+    missing = [str(p.relative_to(ROOT)) for top in ("compiler", "solver", "sleuth", "specs")
+               for p in (ROOT / top).rglob("*.py")
+               if p.name != "__init__.py" and p.name not in arch]
+    assert not missing, f"not named in docs/architecture.md: {missing}"
