@@ -13,8 +13,9 @@ Both kinds of player use one decision rule on a z-score of each bid:
 
 where own(f) counts the player's dice showing f (or one), and mean and sd
 describe the dice it cannot see. A player calls when the standing bid's z
-exceeds `lambda` (or no raise is acceptable), otherwise raises to a bid of z
-<= lambda drawn with probability proportional to exp(-z / tau).
+exceeds `lambda` (or no raise has z <= lambda); otherwise it raises, by the rule
+`--decision` names below: by default to the best option (the ZI page's payoff), or,
+with `--decision sampled`, to a bid of z <= lambda drawn from the response model T.
 
 How a player chooses (`--decision`):
 
