@@ -339,7 +339,7 @@ def test_a_page_from_another_origin_cannot_create_a_session(page, site):
         refused: list[int] = []
         page.on("response", lambda r: refused.append(r.status) if "/api/" in r.url else None)
         page.goto(foreign)  # the fetches, then the form, which navigates to its answer
-        until(page, "location.href.includes('/api/sessions')", timeout=30)
+        page.wait_for_url(f"{url}/api/sessions", timeout=30_000)
         page.wait_for_load_state()
     assert sorted(sessions.glob("*.json")) == before
     assert refused and all(s in (403, 415) for s in refused), refused
