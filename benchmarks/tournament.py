@@ -329,10 +329,6 @@ def write_calibrated_section(table: str, args: argparse.Namespace,
     work = json.loads(CALIBRATION.read_text())
     clock_games = sorted({work[slug(Path(d["spec"]).name, d["params"])]["trials"]
                           for _, d in runs})
-    rows = "\n".join(f"| {name} | {size_text(d['params'])} | "
-                     + " | ".join(work[slug(Path(d["spec"]).name, d["params"])][a]
-                                  .replace(",", ", ") for a in TIMED) + " |"
-                     for name, d in runs)
     section = f"""### At fixed work, calibrated to the clock
 
 `python benchmarks/tournament.py --calibrate` then `python benchmarks/tournament.py
@@ -340,13 +336,10 @@ def write_calibrated_section(table: str, args: argparse.Namespace,
 time-limited agents do a fixed amount of work at each decision: at the k-th decision of a
 game, the median of what {args.time_limit} s bought that agent at the k-th decision of that
 game and size on an idle 2-core machine ({"/".join(map(str, clock_games))} clock games each;
-`docs/results/tournament-calibration.json`; later decisions do the last entry's work). No
-trial depends on the machine's load, so a rerun gives the same numbers. {games:,} games in
-{wall / 60:.0f} min. Raw trials: `docs/results/tournament-calibrated/`.
-
-| game | size | SO-ISMCTS: iterations at decision 1, 2, ... | sampled ISES: queries at 1, 2, ... |
-|---|---|---|---|
-{rows}
+`docs/results/tournament-calibration.json` holds each agent's work decision by decision;
+later decisions do the last entry's work). No trial depends on the machine's load, so a
+rerun gives the same numbers. {games:,} games in {wall / 60:.0f} min. Raw trials:
+`docs/results/tournament-calibrated/`.
 
 {table}
 
