@@ -32,8 +32,8 @@ class Group:
 
 MAX_GROUP_VALUES = 100_000  # values of one secret scalar the one-hot encoding takes
 MAX_VARIABLES = 10_000  # boolean variables of the whole secret: its diagram's build grows
-#                         faster than linearly (4 x 2,500 values: 6 s), so more is refused
-#                         before the build starts, not after minutes
+#                         faster than linearly, so more is refused before the build
+#                         starts, not after it has run for long
 
 
 class OneHotSecret:

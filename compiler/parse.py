@@ -36,8 +36,8 @@ _READABLE = {
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     """The LALR parser. Lark keeps its analysis of the grammar in a file in the temporary
-    directory (keyed by the grammar's hash): building it takes about 0.2 s, loading it
-    about 0.01 s, which is most of a small command's start-up."""
+    directory (keyed by the grammar's hash): building it would be most of a small
+    command's start-up, and loading it costs a small fraction of that."""
     grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
     try:
         return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True,

@@ -321,8 +321,8 @@ class Compiler:
         def walk(ctx: Ctx, state: Fold, k: int, mask: Any) -> None:
             # A function of the compiled node, not a closure made per call: a nested
             # recursive closure is a reference cycle, which kept every block's arrays
-            # (the context, the fold) alive until the garbage collector ran (258 MB
-            # for partition counts meant to stay within 64).
+            # (the context, the fold) alive until the garbage collector ran, far past
+            # the memory a partition count is meant to stay within.
             if k == len(sources):
                 m = mask
                 if cond is not None:

@@ -95,10 +95,9 @@ _IN_USE = threading.RLock()  # held by the task using what this process built
 
 # A local scheduler's HTTP routes (no dashboard) on loopback, on a free port.
 LOOPBACK_HTTP = {"dashboard_address": "127.0.0.1:0"}
-# A Dask worker samples its threads' stacks every 10 ms for the dashboard's profile: the
-# split's tasks ran 3-7% longer with it (docs/solver.md: 124 s of tasks without it, 129
-# and 130 s with it). Local workers start without it; a cluster's workers are started
-# with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False (docs/solver.md).
+# A Dask worker samples its threads' stacks for the dashboard's profile, which slows the
+# split's tasks measurably (docs/solver.md). Local workers start without it; a cluster's
+# workers are started with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False.
 NO_PROFILER = {"distributed.worker.profile.enabled": False}
 
 

@@ -2,21 +2,20 @@
 
 Dask places a task on a worker when it is submitted, by its guess of each worker's
 load, and a worker runs the tasks placed on it. Given a level's parts largest first,
-the workers did not start them in that order: MM(4,8)'s parts of 660 and 500
-secrets started before those of 976 and 936, and the part sent after them started
-behind the small ones, while the other worker ran the large parts one after another
-(a split of 37 s where 34 s of work per worker would do). Priorities do not help: a
-task already placed on a busy worker waits there while another worker is free.
+the workers do not start them in that order: smaller parts can start before larger
+ones, and a part sent later can wait behind small ones while the other worker runs the
+large parts one after another, so the split ends later than an even share would.
+Priorities do not help: a task already placed on a busy worker waits there while
+another worker is free.
 
 So the driver keeps the tasks itself and sends one only to a worker that is free,
 naming it: each worker holds one task at a time, and each time one ends the next in
 line goes to the worker it ran on. The workers then take the tasks in the given order,
 each the next as it becomes free, as a list scheduler does. (Two tasks sent at once
-without a worker named both went to one worker, and the other waited 8 s for its first
-task.) The name is binding: with a loose one (`allow_other_workers`), Dask's work
-stealing moved a task from a worker still building its game to the busy one, and the
-first stayed idle for 10 s. A task costs the driver one round trip more
-(milliseconds; the split's tasks take from milliseconds to seconds). A worker that
+without a worker named can both go to one worker while the other waits.) The name is
+binding: with a loose one (`allow_other_workers`), Dask's work stealing can move a task
+from a worker still building its game to the busy one, leaving the first idle. A task
+costs the driver one round trip more, small beside the split's tasks. A worker that
 leaves during a run takes its task with it: the run waits for a worker of that
 address, as any Dask task bound to a worker does.
 """

@@ -5,11 +5,9 @@ cluster.py), never by a library call inside someone else's process.
 - `small_pages`: NumPy's huge-page advice off. On Linux with transparent huge pages
   set to `madvise` (the usual default), NumPy asks for huge pages on every array of
   4 MiB and more. A fresh huge page is zeroed, and when none is free the kernel
-  compacts memory first, in the page fault: on this project's 2-core machine the
-  same 268 MB written three times took 0.15 s to 2.55 s with the advice and 0.30 s
-  to 0.33 s without it, and three builds of MM(4,8) at once (a Dask driver and two
-  workers) 3.6-5.1 s each with it, 1.6-1.8 s without it. docs/solver.md, "Huge
-  pages", has the measurements.
+  compacts memory first, in the page fault, which makes large writes slow and
+  erratic, most of all when several processes build at once (a Dask driver and its
+  workers). docs/solver.md, "Huge pages", says more.
 - `heap_as_usual`: glibc's dynamic thresholds back, in a Dask worker (below).
 """
 

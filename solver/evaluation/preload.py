@@ -4,8 +4,8 @@ calls its `dask_setup`).
 
 A worker started without it imports Sleuth when its first task arrives: the modules a
 recipe's build and the split's tasks need (the compiler, NumPy's and numba's
-Sleuth-side modules, the strategies), 0.4 s of one core's time on this project's
-machine, while the driver and the other workers build their games on the same cores.
+Sleuth-side modules, the strategies), while the driver and the other workers build
+their games on the same cores.
 Preloaded, a worker imports them once when it starts, before any command, and a
 command's split starts with the game's build itself. The build is not moved: it needs
 the command's spec and settings (cluster.Recipe). docs/solver.md ("On several
@@ -13,10 +13,8 @@ machines") gives the command; benchmarks/dask_split.py --real starts its workers
 
 A preloaded worker also makes its first call of a compiled function as it starts
 (`warm`): numba sets up its typing and lowering tables at a process's first call,
-whatever the function: 0.09 s of a core in a fresh install on this project's machine,
-0.25-0.28 s where SciPy is installed (numba imports it to look for BLAS). Left to the
-build, that came on top of MM(4,8)'s first build in each worker (0.80 s of CPU, 0.48 s
-once warm, with SciPy).
+whatever the function (more where SciPy is installed: numba imports it to look for
+BLAS). Left to the build, that cost would come on top of each worker's first build.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def closure(hyps: list[np.ndarray], queries: list[np.ndarray], order: int,
     listing's, stabilisers.py: the pages of a fresh array cost more than writing them)."""
     nh = len(hyps[0])
     # the queries are the hypotheses, in the same order (a guess is a code): their
-    # images are the same, listed once (MM(4,6): 45 MB of int16 instead of 90)
+    # images are the same, listed once (half the memory)
     same = all(np.array_equal(h, q) for h, q in zip(hyps, queries, strict=True))
     probe = np.unique(np.linspace(0, nh - 1, min(nh, PROBE)).astype(np.int64))
     got = _closure_by(hyps, None if same else queries, probe, order, limit, out)

@@ -247,8 +247,8 @@ def _scores(columns: np.ndarray, hyps: np.ndarray, going: np.ndarray, a: np.int3
 
     `none` is not read here: a kernel that also calls `_least` passes the same constant
     it gives `_least` (and 0 is the first query for both), so that numba compiles one
-    `_pass` for the two. numba compiles a copy for each literal constant, and a typed
-    value in its place made a large search 2% slower (docs/results.md, 2026-11-29)."""
+    `_pass` for the two. numba compiles a copy for each literal constant, which lets it
+    fold the constant where a typed value would be read at run time."""
     nq = columns.shape[1]
     out = np.empty((4, nq), dtype=np.int64)
     # (the size bound and the allowed queries are read only for the least: none here)

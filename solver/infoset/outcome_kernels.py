@@ -322,10 +322,9 @@ def column_sums(columns: np.ndarray, rows: np.ndarray, active: np.ndarray,
     `active`. The part sizes of COLUMN_BLOCK queries are counted side by side as each
     hypothesis's codes are streamed, and a query's parts are summed in code order. The
     row cache of codes made on demand holds codes so (outcome_rows.py), and the pass
-    reads its rows where they are: turning a set's block of them the other way for
-    going_sums took 9 of every 10 ms of the pass at parts of 1,000 secrets over 32,768
-    queries, and gathering a block of some queries' codes row by row took 10 of the 19 s
-    of a decision on a set of 7,051 (docs/solver.md). The queries are cut in `pieces`
+    reads its rows where they are: turning a set's block of them the other way, or
+    gathering some queries' codes row by row, would cost more than the pass itself
+    (docs/solver.md). The queries are cut in `pieces`
     runs, one per thread (None: as threads.pieces says)."""
     if pieces is None:
         pieces = parallel.pieces(rows.shape[0] * active.shape[0])

@@ -154,11 +154,9 @@ class OutcomeRows:
         (outcome_kernels.distinct_rows), when the search tries every query (`top` 0) at
         a set of 9 to 64 secrets (DISTINCT); else all of `active` (a superset serves the
         search as well). The pass makes the set's codes once more: it pays where every
-        query is tried below the set (the calibrated look-ahead's 60 sets of MM(5,8):
-        34 s with it, 51 s without), not under `--top` (MM(5,8) `optimal --top 1`: 88 s
-        with it at every set of up to 64, 63 s without), nor at a set so small that its
-        first query usually meets its size bound (the look-ahead's parts of up to 8:
-        two thirds of its time went to this pass)."""
+        query is tried below the set (the calibrated look-ahead's exact solves), not
+        under `--top`, which tries few queries anyway, nor at a set so small that its
+        first query usually meets its size bound."""
         from sleuth.solver.infoset.outcome_kernels import distinct_rows
 
         if top or not DISTINCT[0] < len(hyps) <= DISTINCT[1]:

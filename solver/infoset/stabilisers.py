@@ -20,8 +20,8 @@ symmetry.py knows, those that join orbits) are its first generators: most often 
 generate G_r, and Schreier's lemma is not needed. The listing is the generators (so
 that it generates G) and every G_r.
 
-MM(4,6): 3,013 elements in 0.03 s instead of the group's 17,280 (0.08-0.17 s, 45 MB);
-MM(4,7): 17,869 instead of 120,960, which was too many to list at all. A set's
+MM(4,6): 3,013 elements instead of the group's 17,280; MM(4,7): 17,869 instead of
+120,960, too many to list at all. A set's
 symmetries among those listed are a subset of its stabiliser; a search that uses a
 subset only tries more queries, never another answer (symmetry.py).
 """

@@ -71,8 +71,8 @@ def cli() -> None:
     if (click.get_current_context().obj or {}).get("own_process"):
         # The command is loaded (click resolves it before this runs): the objects the
         # imports made live as long as the process, so the collector is told to leave
-        # them out of every walk. Its full walks of them cost 0.1 s of `sleuth evaluate`
-        # on MM(4,6) (1.22 s to 1.11 s wall), 0.07 s of `sleuth check` (0.58 to 0.51 s).
+        # them out of every walk, whose cost would otherwise be a share of a short
+        # command's time.
         gc.freeze()
         # ... and the arrays it makes from now on are not advised onto huge pages, whose
         # faults stalled the builds (evaluation/heap.py)

@@ -31,9 +31,9 @@ sizes alone (`least_costs`), and stops once that bound passes the best score fou
 query whose parts costed so far, with the others' bounds, pass it is left there. That
 choice is the one of costing every query (docs/solver.md). It costs at most `shortlist`
 queries, the first in that order: where more could still win, the best of those is
-taken, which need not be the exact choice (0: no limit). At MM(5,8)'s 18 slowest
-sets the exact choice lay within the first 82, and the rest of a decision's work, up
-to 73 s of it, went to showing that thousands of others could not win.
+taken, which need not be the exact choice (0: no limit). The exact choice usually lies
+among the first few dozen; past them, nearly all of a large decision's work goes to
+showing that thousands of others cannot win.
 """
 
 from __future__ import annotations
@@ -73,10 +73,9 @@ class Calibrated(ListedStrategy):
         self.search = OptimalSearch(candidates)  # its memo keeps every exact solve
         self.table = self.search.table
         # the calibration's sets (up to CALIBRATE secrets) are searched with the game's
-        # symmetries: a stabiliser cuts the queries tried (MM(4,6): 9.6 s -> 2.5 s; on
-        # MM(5,8) a set of 35 codes one peg from a code took 62 s without, 0.7 s with).
+        # symmetries: a stabiliser cuts the queries tried, by far the larger cost there.
         # The parts costed at each decision (up to `exact`) are searched without: there a
-        # stabiliser costs more than it saves (MM(4,6) depth 1: 12 s -> 50 s with it).
+        # stabiliser costs more than it saves.
         self.fit, self.per_size = self._calibrate(seed)
         self.search.symmetry = None
         self.estimate = self._estimates(candidates.game.hypotheses.size)

@@ -22,10 +22,9 @@ evaluation after the root is read from them, not searched again.
 Where the split starts, the second query's largest part goes early, before the first
 query's total is known (`_ahead`), limited by a tree's total known before any search
 (`upper_bound`): it is sent once every worker has one of the first query's largest
-parts, so the first worker to end one takes it. Sent after the total was known, it
-started late and ran alone at the end (MM(4,8) on 2 workers: 43.7 s of a 76 s split,
-the other worker idle for the last 16 s); sent after all the first query's parts, it
-started at 12.5 s of a 33 s split and ended it, the other worker idle for 2.5 s.
+parts, so the first worker to end one takes it. Sent after the total is known, it
+starts late and runs alone at the end, the other worker idle; sent after all the first
+query's parts, it still ends the split.
 
 The workers take the tasks in the order they are sent, each the next as it becomes
 free (evaluation/dispatch.py). Where `evaluate` splits from the prior, each worker's
@@ -59,8 +58,8 @@ SPLIT = 256  # a first query's part of fewer secrets is never split again
 # MM(4,8)'s 976 part 42% (whole).
 FAIR, COST = 1.0, 3
 EXACT_BELOW = 8  # upper_bound solves the sets of at most this many secrets exactly
-# ... with no symmetry known to map them onto themselves: finding a set's stabiliser took
-# 1.1 ms (MM(4,8)), and a set this small is solved as fast without it, to the same tree
+# ... with no symmetry known to map them onto themselves: finding a set's stabiliser
+# costs more than a set this small takes to solve without it, to the same tree
 # (the least K rank of an orbit is its first, which the search keeps)
 _NO_SYMMETRY = np.zeros(0, dtype=np.int64)
 # The driver splits a level's large parts in threads, each waiting on its own tasks, so
@@ -93,9 +92,8 @@ def _again(sizes: list[int], share: float) -> list[bool]:
     task from outlasting a worker's share of the whole split, so a level below the first
     is measured against the first's share, not its own: another game's 1,440 part (see
     FAIR) is split again on 2 workers (54% of the first level's cost), but not its first
-    query's 408 part, though that is 58% of its own level. Split again, the 408 part
-    took 3.5 s of 65 queries' tasks on the workers, each mostly a round trip; whole,
-    1.2 s (docs/results.md)."""
+    query's 408 part, though that is 58% of its own level: split again, its 65 queries'
+    tasks would be mostly round trips, and whole it is quicker."""
     return [n >= SPLIT and n ** COST > share for n in sizes]
 
 
@@ -237,10 +235,9 @@ def upper_bound(search: OptimalSearch, hyps: np.ndarray) -> int | None:
     the tree that asks, at every set below `hyps`, the first query the search tries there
     (with no depth budget), down to sets of at most EXACT_BELOW secrets, each of which is
     then solved by the search itself. Both are trees the search may build (the first
-    query is among the first K). None where some set has no useful query. MM(4,8):
-    20,745 against the optimum 20,471, in 0.5 s. Most of that tree's sets are small
-    (3,103 of its 4,440 have one secret): with the first query everywhere it was 20,782,
-    and choosing those queries took most of its 2.6 s on the driver."""
+    query is among the first K). None where some set has no useful query. Most of such
+    a tree's sets are small (most have one secret), and solving them exactly both
+    tightens the bound and costs less than choosing their first queries one by one."""
     total, stack = 0, [hyps]
     stab = None if search.symmetry is None else _NO_SYMMETRY
     while stack:

@@ -179,7 +179,7 @@ class ISESSampled(FixedWork, Entropy):
 
 
 class ISESSampledPartition(ISESSampled):
-    """Sampled ISES as Sleuth had it before issue 18: m states drawn by weight without
+    """Sampled ISES by the sample's partition, a named variant: m states drawn by weight without
     replacement (all of them when there are at most m), and each sampled query scored
     by the entropy of its partition of those states, not of the whole set."""
 

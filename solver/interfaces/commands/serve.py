@@ -11,8 +11,8 @@ from sleuth.compiler.api import SleuthError, load_game, speak_as
 from sleuth.solver.interfaces.web.quotas import DISK_MB, SESSIONS, UPLOADS
 
 # seconds an idle connection stays open: longer than a page waits between requests under
-# load, so a client never sends on a connection the server is closing (uvicorn's 5 s
-# default dropped 1 request in 2,000 under 200 clients)
+# load, so a client never sends on a connection the server is closing (uvicorn's short
+# default drops a request now and then under 200 clients)
 KEEP_ALIVE = 75
 
 

@@ -246,8 +246,8 @@ class Worksheet:
         `top` queries of most expected gain to compare it with. AUTO: exhaustive ISES on a
         set the kernels can list and score within SCORED_CELLS (query, hypothesis) pairs,
         sampled ISES (SAMPLED_BUDGET seconds) on any other (scoring every query there
-        takes one model count per feedback, a minute on 33 billion secrets; or, listed,
-        2,373 queries on 6 million listed secrets are 14 billion kernel cells). The `top`
+        takes one model count per feedback, or, listed, far more kernel cells than a
+        suggestion can afford). The `top`
         queries are scored where the suggestion could be, else not listed."""
         with self.lock:
             self._fresh()
