@@ -45,9 +45,10 @@ from sleuth.compiler.symvalues import (
     has_symbolic,
     is_structured,
 )
+from sleuth.compiler.visitor import Visitor
 
 
-class Lowering(SymbolicAlgebra):
+class Lowering(SymbolicAlgebra, Visitor):
     """A model's secret as one-hot groups (encoding.py), and its expressions as symbolic
     values (one pass over the typed IR, a method per node kind)."""
 
@@ -119,7 +120,7 @@ class Lowering(SymbolicAlgebra):
         by_value = self._by_value(node, env)
         if by_value is not None:
             return by_value
-        handler = getattr(self, "_" + type(node).__name__.lower(), None)
+        handler = self.handler(node)
         if handler is None:
             raise self.refuse(node, "this construct")
         return handler(node, env)

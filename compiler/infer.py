@@ -43,6 +43,7 @@ from sleuth.compiler.typerules import (
     typed,
     unify_pair,
 )
+from sleuth.compiler.visitor import Visitor
 
 Env = dict[str, tuple[Type, frozenset[str]]]
 MAX_UNROLL = 100_000  # generator iterations (static bound) a kernel may unroll
@@ -53,7 +54,7 @@ WIDE = 2**40
 
 # ----------------------------------------------------------------------------- types
 
-class Typer:
+class Typer(Visitor):
     """Infers every node's type, static integer bounds and dependencies.
 
     Runs on resolved IR: `env` maps each variable id (secret variable,
@@ -74,7 +75,9 @@ class Typer:
         return out
 
     def check(self, node: ir.Node, env: Env) -> ir.Node:
-        method = getattr(self, "_" + type(node).__name__.lower())
+        method = self.handler(node)
+        if method is None:
+            raise TypeError(f"no type rule for {type(node).__name__}")
         try:
             out = method(node, env)
         except ir.IntOverflow as e:  # raised by this node's own bounds: its children passed

@@ -38,7 +38,7 @@ class QueryLowering(Lowering):
     def lower(self, node: ir.Node, env: dict[str, Any]) -> Any:
         if ROW not in node.deps:  # the secret is concrete: only the arguments vary
             return self._concrete(node, env)
-        handler = getattr(self, "_" + type(node).__name__.lower(), None)
+        handler = self.handler(node)
         if handler is None:
             raise self.refuse(node, "this construct")
         return handler(node, env)

@@ -22,6 +22,7 @@ from sleuth.compiler.errors import SpecError, did_you_mean
 from sleuth.compiler.hidden import value_of
 from sleuth.compiler.ir import EnumT, Type
 from sleuth.compiler.spec import Def
+from sleuth.compiler.visitor import Visitor
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Binding:
 Scope = dict[str, Binding]
 
 
-class Resolver:
+class Resolver(Visitor):
     """Resolves names and inlines defs, returning IR whose every Name has a `ref`."""
 
     def __init__(self, defs: dict[str, Def]):
@@ -50,7 +51,7 @@ class Resolver:
         return f"{name}#{next(self.counter)}"
 
     def resolve(self, node: ir.Node, scope: Scope) -> ir.Node:
-        method = getattr(self, "_" + type(node).__name__.lower(), None)
+        method = self.handler(node)
         out = method(node, scope) if method else self._children(node, scope)
         if not out.text:
             out.text = node.text

@@ -65,6 +65,7 @@ from sleuth.compiler.ir import (
     UnionT,
 )
 from sleuth.compiler.iteration import iterate_kernel
+from sleuth.compiler.visitor import Visitor
 
 Fn = Callable[["Ctx"], Any]
 
@@ -84,7 +85,7 @@ class Ctx:
     cache: dict[tuple, Any] = field(default_factory=dict)
 
 
-class Compiler:
+class Compiler(Visitor):
     """Compiles typed IR nodes (once each) into closures `fn(ctx) -> value`."""
 
     def __init__(self, strings: tuple[str, ...]):
@@ -94,7 +95,10 @@ class Compiler:
     def __call__(self, node: ir.Node) -> Fn:
         fn = self.compiled.get(id(node))
         if fn is None:
-            fn = getattr(self, "_" + type(node).__name__.lower())(node)
+            method = self.handler(node)
+            if method is None:
+                raise TypeError(f"no kernel for {type(node).__name__}")
+            fn = method(node)
             if _cacheable(node):
                 fn = _cached(node, fn)
             self.compiled[id(node)] = fn

@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from sleuth.compiler.api import parallel
+from sleuth.solver.infoset.hashing import FNV32_OFFSET, fnv32
 from sleuth.solver.infoset.outcome_kernels import (
     _distinct_by_keys,
     _home,
@@ -283,11 +284,11 @@ def _hashes(columns: np.ndarray, hyps: np.ndarray, keys: np.ndarray, lo: int,
     for start in range(lo, hi, HASH_BLOCK):
         end = min(hi, start + HASH_BLOCK)
         for r in range(start, end):
-            keys[r] = np.uint32(2166136261)
+            keys[r] = np.uint32(FNV32_OFFSET)
         for j in range(hyps.shape[0]):
             column = columns[hyps[j]]
             for r in range(start, end):
-                keys[r] = (keys[r] ^ np.uint32(column[r] + 1)) * np.uint32(16777619)
+                keys[r] = fnv32(keys[r], np.uint32(column[r] + 1))
 
 
 @parallel.threaded(cache=True, nogil=True)

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from sleuth.compiler.api import parallel
+from sleuth.solver.infoset.hashing import FNV64_OFFSET, fnv64
 
 COLUMN_BLOCK = 512  # queries counted side by side by column_sums (counters kept in cache)
 
@@ -346,11 +347,10 @@ def _keys(codes: np.ndarray, hyps: np.ndarray, stops: np.ndarray, active: np.nda
     for a in range(lo, hi):
         q = active[a]
         row = codes[q]
-        h = np.uint64(14695981039346656037)
+        h = np.uint64(FNV64_OFFSET)
         for j in range(hyps.shape[0]):
             c = row[hyps[j]]
-            v = np.uint64(2 * c + (1 if stops[q, c] else 0) + 1)
-            h = (h ^ v) * np.uint64(1099511628211)
+            h = fnv64(h, np.uint64(2 * c + (1 if stops[q, c] else 0) + 1))
         keys[a] = h
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sleuth.solver.infoset.hashing import FNV64_OFFSET, fnv64
+
 # The arena's hypothesis numbers, each an index into the game's hypotheses: the kernel
 # runs only on a dense outcome table (CompiledSearch.applies), which is far from 2^31
 # hypotheses (half the memory of int64, and half the pages a worker's table touches)
@@ -23,10 +25,10 @@ ARENA = np.int32
 @njit(cache=True, nogil=True)
 def set_hash(hyps: np.ndarray, depth: int) -> np.uint64:
     """FNV-1a of a set (ascending) and its depth budget; never 0 (an empty slot)."""
-    h = np.uint64(14695981039346656037)
+    h = np.uint64(FNV64_OFFSET)
     for j in range(hyps.shape[0]):
-        h = (h ^ np.uint64(hyps[j] + 1)) * np.uint64(1099511628211)
-    h = (h ^ np.uint64(depth + 2)) * np.uint64(1099511628211)
+        h = fnv64(h, hyps[j] + 1)
+    h = fnv64(h, depth + 2)
     return h | np.uint64(1)
 
 
