@@ -115,6 +115,7 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
     nodes: dict[bytes, dict[str, Any]] = {}
 
     bound = game.model.max_queries
+    rows = _rows_of(game, tree)
 
     def walk(node: dict[str, Any], index: np.ndarray, depth: int, path: str,
              history: tuple[tuple[str, int, int], ...]) -> None:
@@ -135,7 +136,9 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
         if q["args"].get(TURN, depth + 1) != depth + 1:
             raise SleuthError(f"{path}: a query of turn {q['args'][TURN]} asked as query "
                               f"{depth + 1}")
-        codes = game.feedback_matrix(q["query"], np.array([rank]), index)[0]
+        held = rows.get((q["query"], rank))
+        codes = held[index] if held is not None else \
+            game.feedback_matrix(q["query"], np.array([rank]), index)[0]
         coder = game.coder(q["query"])
         by_code = {coder.encode(checked_feedback(game, action, b["feedback"])): b
                    for b in node["branches"]}
@@ -166,6 +169,41 @@ def _play(game: Game, document: Any) -> tuple[np.ndarray, dict[bytes, dict[str, 
 
     walk(tree, np.arange(table.size, dtype=np.int64), 0, "root", ())
     return lengths, nodes
+
+
+def _rows_of(game: Game, tree: Any) -> dict[tuple[str, int], np.ndarray]:
+    """The feedback row over every hypothesis of each query the tree asks, computed in
+    one pass per action (a call per node costs the kernels' set-up each time), for the
+    most asked queries within a quarter of the memory budget; the walk computes any other
+    at its node. A node that is malformed is left to the walk, which says where."""
+    asked: dict[str, dict[int, int]] = {}
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        q = node.get("query")
+        try:
+            action = game.model.action(q["query"])
+            rank = game.space(q["query"]).rank(checked_args(game, action, q["args"]))
+        except (SleuthError, TypeError, KeyError):
+            continue
+        if action.feedback is not None:
+            counts = asked.setdefault(action.name, {})
+            counts[rank] = counts.get(rank, 0) + 1
+        stack.extend(b for b in node.get("branches") or [] if isinstance(b, dict))
+    n = game.hypotheses.size
+    room = game.budget.memory_bytes // 4
+    rows: dict[tuple[str, int], np.ndarray] = {}
+    for name, counts in asked.items():
+        cell = game.coder(name).dtype.itemsize
+        keep = sorted(counts, key=lambda r: (-counts[r], r))[:max(0, room // (n * cell))]
+        if not keep:
+            continue
+        room -= len(keep) * n * cell
+        matrix = game.feedback_matrix(name, np.array(sorted(keep)))  # object past int64
+        rows.update({(name, r): matrix[k] for k, r in enumerate(sorted(keep))})
+    return rows
 
 
 def check_node(node: Any, path: str) -> None:
