@@ -42,9 +42,30 @@ from sleuth.solver.strategies import DEFAULT_STRATEGY, Strategy, make_strategy
 
 def load(spec: str | Path, *, max_hypotheses: int | None = None, memory_mb: int | None = None,
          data_anywhere: bool = False, **params: Any) -> Game:
-    """A spec file (or the name of a bundled spec) loaded, checked and compiled; keyword
-    arguments override its params (`load(NAME, param=value, ...)`). Its data files must
-    lie in its folder unless `data_anywhere` (for a spec one trusts)."""
+    """A spec loaded, checked and compiled.
+
+    Parameters
+    ----------
+    spec : str or Path
+        The path of a spec file, or the name of a bundled spec (`sleuth.bundled_specs()`).
+    max_hypotheses, memory_mb : int, optional
+        The budgets (`--max-hypotheses`, `--memory-mb`); the defaults when not given.
+    data_anywhere : bool
+        Let the spec read data files outside its folder (for a spec one trusts).
+    **params
+        Overrides of the spec's params, checked as `--set` is.
+
+    Returns
+    -------
+    Game
+        The compiled game. A bad spec raises `sleuth.SpecError`, located.
+
+    Examples
+    --------
+    >>> game = sleuth.load("mastermind", pegs=3, colours=3)
+    >>> game.name, game.hypotheses.size
+    ('Mastermind', 27)
+    """
     defaults = Budget()
     budget = Budget(max_hypotheses=max_hypotheses or defaults.max_hypotheses,
                     memory_mb=memory_mb or defaults.memory_mb)
@@ -52,16 +73,59 @@ def load(spec: str | Path, *, max_hypotheses: int | None = None, memory_mb: int 
 
 
 def belief(game: Game, backend: str | None = None) -> InformationSet:
-    """The information set before any observation: listed (`enum`) when it fits the
-    enumeration budget, else counted (`sdd`); or the backend named."""
+    """The information set before any observation.
+
+    Parameters
+    ----------
+    game : Game
+    backend : str, optional
+        One of `sleuth.BACKENDS`; by default `enum` (listed) when the secret's
+        assignments fit the enumeration budget, else the first counter that suits it.
+
+    Returns
+    -------
+    InformationSet
+
+    Examples
+    --------
+    >>> prior = sleuth.belief(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> prior.size, round(prior.entropy_bits(), 4)
+    (27, 4.7549)
+    """
     return prior_belief(game, backend)
 
 
 def observe(current: InformationSet, query: str, args: dict[str, Any],
             outcome: Any) -> InformationSet:
-    """The information set after `query(args)` gave `outcome` (its feedback, or a random
-    answer), with values written as in the spec. Raises InconsistentObservations, and
-    leaves `current` as it was, when no hypothesis explains it."""
+    """The information set after `query(args)` gave `outcome`.
+
+    Parameters
+    ----------
+    current : InformationSet
+    query : str
+        The action's name.
+    args : dict
+        Its arguments by name, values as the spec writes them.
+    outcome
+        The feedback, as a mapping of its components, or a random answer.
+
+    Returns
+    -------
+    InformationSet
+        A new set; `current` is left as it was. An outcome no hypothesis explains raises
+        `sleuth.InconsistentObservations`.
+
+    Examples
+    --------
+    >>> prior = sleuth.belief(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> after = sleuth.observe(prior, "guess", {"g": [1, 1, 2]}, {"black": 1, "white": 0})
+    >>> after.size
+    6
+    >>> sleuth.observe(after, "guess", {"g": [1, 1, 2]}, {"black": 3, "white": 0})
+    Traceback (most recent call last):
+    ...
+    sleuth.solver.infoset.belief.InconsistentObservations: inconsistent observations: ...
+    """
     return current.observe(make_event(current.game, query, dict(args), outcome,
                                       turn=len(current.history) + 1))
 
@@ -72,7 +136,14 @@ class Suggestion:
     `args`, its arguments by name, with values as the spec writes them and as JSON
     takes them (sets as sorted lists, sequences as lists). `str()` gives the text `play`
     shows (`guess g=[1, 1, 2, 2]`); `feedback(game, secret, s.query, s.args)` answers
-    it."""
+    it.
+
+    Examples
+    --------
+    >>> s = sleuth.Suggestion("guess", {"g": [1, 1, 2, 2]})
+    >>> str(s)
+    'guess g=[1, 1, 2, 2]'
+    """
 
     query: str
     args: dict[str, Any]
@@ -83,13 +154,56 @@ class Suggestion:
 
 def strategy(game: Game, name: str = DEFAULT_STRATEGY, guesses: str = "any", seed: int = 0,
              **options: Any) -> Strategy:
-    """A strategy by name, with the options it declares (checked)."""
+    """A strategy by name, with the options it declares (checked).
+
+    Parameters
+    ----------
+    game : Game
+    name : str
+        One of `sleuth.STRATEGIES`.
+    guesses : {"any", "consistent"}
+        Whether a query may be any legal one, or only one that can still be the secret.
+    seed : int
+        For the strategies that draw.
+    **options
+        The strategy's own options (an option it does not declare is an error).
+
+    Returns
+    -------
+    Strategy
+
+    Examples
+    --------
+    >>> sleuth.strategy(sleuth.load("mastermind"), "minimax").name
+    'minimax'
+    """
     return make_strategy(name, Candidates(game, guesses), seed, **options)
 
 
 def suggest(current: InformationSet, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
             seed: int = 0, **options: Any) -> Suggestion:
-    """The query the strategy chooses for this information set."""
+    """The query the strategy chooses for this information set.
+
+    Parameters
+    ----------
+    current : InformationSet
+    strategy, guesses, seed, **options
+        As for `sleuth.strategy`.
+
+    Returns
+    -------
+    Suggestion
+
+    Examples
+    --------
+    >>> prior = sleuth.belief(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> after = sleuth.observe(prior, "guess", {"g": [1, 1, 2]}, {"black": 1, "white": 0})
+    >>> s = sleuth.suggest(after, strategy="minimax")
+    >>> s
+    Suggestion(query='guess', args={'g': [1, 3, 3]})
+    >>> str(s)
+    'guess g=[1, 3, 3]'
+    """
     chooser = make_strategy(strategy, Candidates(current.game, guesses), seed, **options)
     q = chooser.choose(current)
     args = chooser.candidates.args(q)
@@ -98,11 +212,32 @@ def suggest(current: InformationSet, strategy: str = DEFAULT_STRATEGY, guesses: 
 
 def feedback(game: Game, secret: Any, query: str, args: dict[str, Any],
              seed: int = 0, turn: int = 1) -> Any:
-    """What `secret` answers to `query(args)`: the feedback as a mapping of its components,
-    or, for an action answered by a response, one answer drawn by its probabilities
-    (seeded). The secret is a mapping of its variables' values, or the value itself when
-    it has one variable; values as the spec writes them, and the result as JSON takes
-    it. `turn` is the query's place in the game, for an action that reads it."""
+    """What `secret` answers to `query(args)`.
+
+    Parameters
+    ----------
+    game : Game
+    secret
+        A mapping of the secret's variables to their values, or the value itself when
+        the secret has one variable; values as the spec writes them.
+    query : str
+    args : dict
+    seed : int
+        For an action answered by a random response: one answer is drawn, seeded.
+    turn : int
+        The query's place in the game, for an action that reads it.
+
+    Returns
+    -------
+    dict or value
+        The feedback as a mapping of its components (or the answer), as JSON takes it.
+
+    Examples
+    --------
+    >>> game = sleuth.load("mastermind", pegs=3, colours=3)
+    >>> sleuth.feedback(game, [1, 2, 3], "guess", {"g": [1, 1, 2]})
+    {'black': 1, 'white': 1}
+    """
     action = game.model.action(query)
     args = checked_args(game, action, dict(args), turn=turn)
     secret_game, index = locate_secret(game, secret_values(game, secret),
@@ -115,12 +250,33 @@ def feedback(game: Game, secret: Any, query: str, args: dict[str, Any],
 def simulate(game: Game, strategy: str = DEFAULT_STRATEGY, *, secret: Any = None,
              seed: int = 0, guesses: str = "any", backend: str | None = None,
              max_steps: int = 100, **options: Any) -> dict[str, Any]:
-    """One game: the strategy asks and `secret` answers (as in `feedback`), or, without a
-    secret, one drawn by the prior from `seed` (the same one `sleuth solve
-    --random-secret --seed` draws). The transcript `sleuth solve --json` prints, as JSON
-    data: `secret`, `hypotheses`, `entropy_bits`, `queries`, `solved` and `steps` (each
-    {query, args, feedback | answer, remaining, entropy_bits, information_bits}), with
-    `strategy`, `backend` and `guesses`."""
+    """One game: the strategy asks and the secret answers.
+
+    Parameters
+    ----------
+    game : Game
+    strategy : str
+    secret : optional
+        As in `feedback`; without it, one drawn by the prior from `seed` (the one `sleuth
+        solve --random-secret --seed` draws).
+    seed, guesses, backend, max_steps, **options
+        As for `sleuth.strategy` and `sleuth.belief`; `max_steps` bounds the game.
+
+    Returns
+    -------
+    dict
+        The transcript `sleuth solve --json` prints: `secret`, `hypotheses`,
+        `entropy_bits`, `queries`, `solved` and `steps` (each {query, args, feedback |
+        answer, remaining, entropy_bits, information_bits}), with `strategy`, `backend`
+        and `guesses`.
+
+    Examples
+    --------
+    >>> game = sleuth.load("mastermind", pegs=3, colours=3)
+    >>> played = sleuth.simulate(game, "entropy", secret=[1, 2, 3])
+    >>> played["queries"], played["solved"], [step["args"] for step in played["steps"]]
+    (2, True, [{'g': [1, 1, 2]}, {'g': [1, 2, 3]}])
+    """
     chooser = make_strategy(strategy, Candidates(game, guesses), seed, **options)
     chosen = choose_backend(game, backend)
     root = prior_belief(game, chosen)
@@ -139,8 +295,27 @@ def simulate(game: Game, strategy: str = DEFAULT_STRATEGY, *, secret: Any = None
 def evaluate(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
              secrets: int | None = None, seed: int = 0, backend: str | None = None,
              **options: Any) -> Evaluation:
-    """Play every secret (or a seeded sample of `secrets`) against the strategy, as one tree
-    over feedback partitions: `.total`, `.average`, `.worst`, `.histogram`, `.to_json()`."""
+    """Every secret played against the strategy, as one tree over feedback partitions.
+
+    Parameters
+    ----------
+    game : Game
+    strategy, guesses, seed, backend, **options
+        As for `sleuth.strategy` and `sleuth.belief`.
+    secrets : int, optional
+        A seeded sample of this many secrets instead of all of them.
+
+    Returns
+    -------
+    Evaluation
+        `.total`, `.average`, `.worst`, `.histogram` and `.to_json()`.
+
+    Examples
+    --------
+    >>> result = sleuth.evaluate(sleuth.load("mastermind", pegs=3, colours=3), "minimax")
+    >>> result.total, result.worst, result.histogram
+    (74, 4, {1: 1, 2: 7, 3: 17, 4: 2})
+    """
     chooser = make_strategy(strategy, Candidates(game, guesses), seed, **options)
     root = prior_belief(game, choose_backend(game, backend))
     return evaluate_strategy(game, chooser, game.name, secrets, seed, root=root)
@@ -149,7 +324,25 @@ def evaluate(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
 def analyse(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
             secrets: int | None = None, seed: int = 0, **options: Any) -> Analysis:
     """The design analysis: first-move profile, entropy per round, spatial and temporal
-    interest (`.spatial`, `.temporal`, `.to_json()`)."""
+    interest.
+
+    Parameters
+    ----------
+    game : Game
+    strategy, guesses, secrets, seed, **options
+        As for `sleuth.evaluate`.
+
+    Returns
+    -------
+    Analysis
+        `.spatial`, `.temporal` (bits) and `.to_json()`.
+
+    Examples
+    --------
+    >>> report = sleuth.analyse(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> round(report.spatial, 4), round(report.temporal, 4)
+    (0.3287, 0.4712)
+    """
     chooser = make_strategy(strategy, Candidates(game, guesses), seed, **options)
     return run_analysis(game, chooser, game.name, secrets=secrets, seed=seed)
 
