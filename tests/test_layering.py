@@ -102,3 +102,46 @@ def test_every_module_is_named_in_the_architecture():
                for p in (ROOT / top).rglob("*.py")
                if p.name != "__init__.py" and p.name not in arch]
     assert not missing, f"not named in docs/architecture.md: {missing}"
+
+
+def folder_imports() -> dict[str, set[str]]:
+    """{folder: the folders its modules import}, every import counted (a function's own
+    import too): compiler, solver (its own modules), solver/infoset, solver/strategies,
+    solver/evaluation, solver/interfaces."""
+    def folder(parts: tuple[str, ...]) -> str:
+        if parts[0] == "compiler":
+            return "compiler"
+        return "solver/" + parts[1] if len(parts) > 2 else "solver"
+
+    def target(module: str) -> str | None:
+        parts = module.split(".")
+        if parts[:2] == ["sleuth", "compiler"]:
+            return "compiler"
+        if parts[:2] != ["sleuth", "solver"] or len(parts) < 3:
+            return "solver" if parts[:2] == ["sleuth", "solver"] else None
+        is_folder = (ROOT / "solver" / parts[2]).is_dir()
+        return "solver/" + parts[2] if is_folder else "solver"
+
+    edges: dict[str, set[str]] = {}
+    for top in ("compiler", "solver"):
+        for path in (ROOT / top).rglob("*.py"):
+            here = folder(path.relative_to(ROOT).parts)
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    there = target(node.module)
+                    if there is not None and there != here:
+                        edges.setdefault(here, set()).add(there)
+    return edges
+
+
+def test_no_folder_imports_a_folder_that_imports_it():
+    """The folders form layers, with no cycle: compiler, then the solver's own modules,
+    then infoset, strategies, evaluation and interfaces, each importing only those
+    before it."""
+    order = ["compiler", "solver", "solver/infoset", "solver/strategies", "solver/evaluation",
+             "solver/interfaces"]
+    edges = folder_imports()
+    assert set(edges) <= set(order)
+    for here, theirs in edges.items():
+        later = [t for t in theirs if order.index(t) >= order.index(here)]
+        assert not later, f"{here} imports {later}, a folder at or above its layer"

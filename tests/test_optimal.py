@@ -367,7 +367,7 @@ def test_trees_are_written_and_verified(tmp_path, capsys):
 
 
 def test_a_wrong_solved_leaf_is_caught():
-    from sleuth.solver.evaluation.trees import verify_tree
+    from sleuth.solver.strategies.trees import verify_tree
 
     game = load_game(ROOT / "specs" / "counterfeit-coin.yaml", {"coins": 4})
     ev = evaluate_strategy(game, make_strategy("optimal", Candidates(game)), "coin", tree=True)
@@ -403,7 +403,7 @@ def test_info_reports_the_orbits(capsys):
 
 @pytest.mark.parametrize("strategy", ["optimal", "minimax"])
 def test_a_saved_tree_plays_back(tmp_path, strategy):
-    from sleuth.solver.evaluation.trees import write_tree
+    from sleuth.solver.strategies.trees import write_tree
 
     game = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 3, "colours": 3})
     ev = evaluate_strategy(game, make_strategy(strategy, Candidates(game)), "mm", tree=True)
@@ -415,7 +415,7 @@ def test_a_saved_tree_plays_back(tmp_path, strategy):
 
 
 def test_playback_refuses_a_tree_that_does_not_fit(tmp_path):
-    from sleuth.solver.evaluation.trees import write_tree
+    from sleuth.solver.strategies.trees import write_tree
 
     small = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 2, "colours": 3})
     ev = evaluate_strategy(small, make_strategy("optimal", Candidates(small)), "mm", tree=True)
@@ -432,7 +432,7 @@ def test_playback_refuses_a_tree_that_does_not_fit(tmp_path):
                                       {"tree": {"query": {"query": "guess", "args": {}},
                                                 "branches": [3]}}])
 def test_a_file_that_is_not_a_tree_is_refused(document):
-    from sleuth.solver.evaluation.trees import verify_tree
+    from sleuth.solver.strategies.trees import verify_tree
 
     game = load_game(ROOT / "specs" / "mastermind.yaml", {"pegs": 2, "colours": 2})
     with pytest.raises(SleuthError, match="not a decision tree"):
@@ -482,7 +482,7 @@ def test_a_published_optimal_tree_plays_as_it_claims(name):
     total and worst case the file states, and that total is no less than the counting
     bound written here (at most 1 secret found by the first query, at most F more by the
     second, F^2 by the third, ..., F the feedbacks a query can give)."""
-    from sleuth.solver.evaluation.trees import verify_tree
+    from sleuth.solver.strategies.trees import verify_tree
 
     document = json.loads((ROOT / "docs" / "results" / name).read_text())
     game = load_game(ROOT / "specs" / f"{document['spec']}.yaml", document["params"])
@@ -505,7 +505,7 @@ def test_a_tree_verified_from_rows_held_or_made_at_each_node_is_the_same(monkeyp
     """verify_tree computes the rows of the queries a tree asks in one pass per action;
     the walk that computes each node's codes on its own gives the same answer, node for
     node (tree_index), and the same error for a wrong branch."""
-    from sleuth.solver.evaluation import trees
+    from sleuth.solver.strategies import trees
 
     document = json.loads((ROOT / "docs" / "results" / "mastermind-4-6-optimal.json")
                           .read_text())

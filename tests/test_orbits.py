@@ -20,13 +20,13 @@ import pytest
 from sleuth.compiler.api import SleuthError, domain_size, load_game, load_game_text, rank_of
 from sleuth.compiler.domains import _subset_table, _unrank_subsets, subset_ranks
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.evaluation.trees import tree_index
 from sleuth.solver.infoset import queries
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.orbits import generated_levels, generator, value_blocks
 from sleuth.solver.infoset.queries import Candidates
 from sleuth.solver.interfaces.cli import main
 from sleuth.solver.strategies import make_strategy
+from sleuth.solver.strategies.trees import tree_index
 
 ROOT = Path(__file__).resolve().parent.parent
 COIN = ROOT / "specs" / "counterfeit-coin.yaml"

@@ -13,10 +13,10 @@ import pytest
 from sleuth.compiler import SleuthError, load_game
 from sleuth.compiler.game import load_game_text
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.evaluation.trees import verify_tree
 from sleuth.solver.infoset.queries import Candidates, Query
 from sleuth.solver.strategies import make_strategy
 from sleuth.solver.strategies.static_search import canonical_partitions
+from sleuth.solver.strategies.trees import verify_tree
 from tests.conftest import ROOT
 
 MM = str(ROOT / "specs" / "mastermind.yaml")

@@ -1,5 +1,5 @@
-"""The optimal search split over workers (evaluation/cluster.py), at its first level
-and below.
+"""The optimal search split over workers (a Pool: evaluation/cluster.py gives one), at its
+first level and below.
 
 At the root set S, the search takes the useful queries in its usual order. The
 first query's parts (most of the work: its tree is usually the best) are solved
@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.strategies.pool import Pool, Recipe
 
 SPLIT = 256  # a first query's part of fewer secrets is never split again
 # A larger part is split again only when its cost is more than FAIR times the workers'
@@ -98,7 +98,7 @@ def _again(sizes: list[int], share: float) -> list[bool]:
 
 
 def split_solve(search: OptimalSearch, hyps: np.ndarray, depth: int | None,
-                workers: Workers, recipe: Recipe,
+                workers: Pool, recipe: Recipe,
                 share: float | None = None) -> tuple[tuple | None, dict[bytes, tuple]]:
     """The best tree at `hyps` within `depth` ((total, worst, query) or None when there is
     none), solved on the workers, and the solved trees it is made of. `share`: the
@@ -198,7 +198,7 @@ def open_part(recipe: Recipe, k: int, workers: int) -> tuple[bytes, tuple] | Non
     return parts[k].tobytes(), solve_part(recipe, parts[k], None, NO_TREE - 1)
 
 
-def _adopted(workers: Workers, opened: list[Any], tasks: list[tuple]) -> list[Any]:
+def _adopted(workers: Pool, opened: list[Any], tasks: list[tuple]) -> list[Any]:
     """The futures of a level's first `tasks`: the opening's (`open_part`), one for
     each of the first tasks, the rest sent now; the opening's futures left over are
     cancelled."""
@@ -207,7 +207,7 @@ def _adopted(workers: Workers, opened: list[Any], tasks: list[tuple]) -> list[An
     return [opened[k] if k < len(opened) else next(sent) for k in range(len(tasks))]
 
 
-def _checked(workers: Workers, results: list[Any], tasks: list[tuple],
+def _checked(workers: Pool, results: list[Any], tasks: list[tuple],
              adopted: int) -> list[tuple]:
     """`results` of `tasks` (`_adopted`), the first `adopted` from the opening: each
     with its part's bytes, checked against the task's part; the parts not the ones sent
@@ -260,7 +260,7 @@ def upper_bound(search: OptimalSearch, hyps: np.ndarray) -> int | None:
     return total
 
 
-def _ahead(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: Workers,
+def _ahead(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: Pool,
            recipe: Recipe, order: list[int], going: np.ndarray,
            scored: np.ndarray) -> _Early | None:
     """The second query's largest part, sent now, before the first query's total is known,
@@ -310,7 +310,7 @@ class _Try:
         return room - (sum(self.low) - self.low[i])
 
 
-def _rest(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: Workers,
+def _rest(search: OptimalSearch, hyps: np.ndarray, depth: int | None, workers: Pool,
           recipe: Recipe, stab: np.ndarray | None, scored: tuple, best: tuple | None,
           plan: dict[bytes, tuple],
           early: _Early | None = None) -> tuple[tuple | None, dict[bytes, tuple]]:
@@ -422,7 +422,7 @@ def _merged(got: list[tuple]) -> dict[bytes, tuple]:
     return {k: v for _, plan, _ in got for k, v in (plan or {}).items()}
 
 
-def least_depth_split(search: OptimalSearch, hyps: np.ndarray, workers: Workers,
+def least_depth_split(search: OptimalSearch, hyps: np.ndarray, workers: Pool,
                       recipe: Recipe) -> tuple[int, tuple, dict[bytes, tuple]]:
     """The least worst case at `hyps`, with its best tree and the solved trees."""
     d = max(1, int(search.lb_worst[len(hyps)]))

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError, option, said
-from sleuth.solver.evaluation.trees import tree_index
 from sleuth.solver.infoset.observe import checked_args
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
 from sleuth.solver.strategies.base import ListedStrategy, Option
+from sleuth.solver.strategies.trees import tree_index
 from sleuth.solver.wording import counted
 
 

@@ -13,7 +13,6 @@ from click.core import ParameterSource
 from sleuth.compiler.api import SleuthError, coerce, option, resident_cap, spec_path
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.evaluation.trees import verify_tree, write_tree
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
 from sleuth.solver.infoset.observe import parse_query_text, query_text
 from sleuth.solver.infoset.queries import Query
@@ -26,6 +25,7 @@ from sleuth.solver.interfaces.options import (
     split,
     strategy_options,
 )
+from sleuth.solver.strategies.trees import verify_tree, write_tree
 from sleuth.solver.wording import counted, plural
 
 

@@ -78,11 +78,9 @@ def write_tree(tree: dict[str, Any], path: Path, meta: dict[str, Any],
 def verify_tree(game: Game, document: dict[str, Any]) -> dict[str, int]:
     """Play every secret down the tree; {"secrets", "total", "worst",
     "queries_before_known"} or a SleuthError saying which secret fails where. A game with
-    lies is played against every way of lying (evaluation/lying.py)."""
+    lies is played against every way of lying (`_verify_with_lies`)."""
     if game.model.lies is not None:
-        from sleuth.solver.evaluation.lying import verify_with_lies
-
-        return verify_with_lies(game, document)
+        return _verify_with_lies(game, document)
     lengths, nodes = _play(game, document)
     return {"secrets": len(lengths), "total": int(lengths.sum()), "worst": int(lengths.max()),
             "queries_before_known": before_known(game, nodes)}
@@ -204,6 +202,54 @@ def _rows_of(game: Game, tree: Any) -> dict[tuple[str, int], np.ndarray]:
         matrix = game.feedback_matrix(name, np.array(sorted(keep)))  # object past int64
         rows.update({(name, r): matrix[k] for k, r in enumerate(sorted(keep))})
     return rows
+
+
+def _verify_with_lies(game: Game, document: Any) -> dict[str, int]:
+    """Play every secret down a saved tree against every way of lying: at each query, every answer
+    a lying answerer may give must have a branch, and every end must hold one goal value.
+    {"secrets", "total", "worst"}, each secret's length its longest game."""
+    from sleuth.solver.infoset.lies import OUT, LieGame
+    from sleuth.solver.infoset.observe import checked_args, checked_feedback, feedback_text
+    from sleuth.solver.infoset.queries import Candidates
+
+    lies = LieGame(Candidates(game))
+    where_is = {(q.action, q.rank): i for i, q in enumerate(lies.queries)}
+    lengths = np.zeros(lies.size, dtype=np.int64)
+    bound = game.model.max_queries
+    tree = document.get("tree", document) if isinstance(document, dict) else document
+
+    def walk(node: Any, state: np.ndarray, depth: int, path: str) -> None:
+        check_node(node, path)
+        q = node["query"]
+        action = game.model.action(q["query"])
+        rank = game.space(action.name).rank(checked_args(game, action, q["args"]))
+        if (action.name, rank) not in where_is:
+            raise SleuthError(f"{path}: {q['query']} {q['args']} is not a query of this game")
+        if bound is not None and depth >= bound:
+            raise SleuthError(f"{path}: a query beyond the goal's max_queries ({bound})")
+        coder = game.coder(action.name)
+        by_code = {coder.encode(checked_feedback(game, action, b["feedback"])): b
+                   for b in node["branches"]}
+        for label, child in lies.children(state, where_is[(action.name, rank)]):
+            code = int(lies.table.book[label])
+            here = f"{path} -> {feedback_text(shown(coder.decode(code)))}"
+            b = by_code.get(code)
+            held = np.flatnonzero(child != OUT)
+            if b is None:
+                raise SleuthError(f"{here}: no branch for this feedback ({len(held)} "
+                                  "secrets reach it, with the lies they need)")
+            if "solved" in b:
+                for h in held.tolist():
+                    value = game.hypotheses.value(h)
+                    if any(show_value(value[k]) != v for k, v in b["solved"].items()):
+                        raise SleuthError(f"{here}: 'solved' says {b['solved']}, but secret "
+                                          f"{value} reaches it")
+                lengths[held] = np.maximum(lengths[held], depth + 1)
+            else:
+                walk(b, child, depth + 1, here)
+
+    walk(tree, lies.root(), 0, "root")
+    return {"secrets": lies.size, "total": int(lengths.sum()), "worst": int(lengths.max())}
 
 
 def check_node(node: Any, path: str) -> None:
