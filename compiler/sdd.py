@@ -74,7 +74,7 @@ class DiagramBuilder:
         kids = [self.memo[k] for k in node[1]]
         if node[0] == "and":
             # Smallest first: conjoining the big cardinality tables last keeps the
-            # intermediate diagrams small (Clue's deal builds several times faster).
+            # intermediate diagrams small (a card deal builds several times faster).
             kids.sort(key=lambda d: d.size())
         out = kids[0]
         for k in kids[1:]:

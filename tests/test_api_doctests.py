@@ -8,9 +8,12 @@ import doctest
 import sleuth
 from sleuth.solver.interfaces import api
 
+SPEC = "mastermind"  # the examples' code-breaking game (the API's docstring says which)
+
 
 def test_every_example_in_the_api_s_docstrings_runs_as_written():
-    result = doctest.testmod(api, extraglobs={"sleuth": sleuth},
+    game = sleuth.load(SPEC, pegs=3, colours=3)
+    result = doctest.testmod(api, extraglobs={"sleuth": sleuth, "SPEC": SPEC, "game": game},
                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 20 and result.failed == 0, result
 

@@ -12,6 +12,12 @@
 
 Every error a user can cause is a `sleuth.SleuthError` with a message, a
 location where there is one, and a hint.
+
+The functions' examples (numpydoc, run as doctests by tests/test_api_doctests.py) play a
+small code-breaking game: `SPEC` names a spec whose secret is a sequence `code` of
+`pegs` colours out of `colours`, asked by `guess` with `g` and answered with `black` and
+`white`, and `game` is that spec loaded with three pegs and three colours, as `load`'s
+example loads it. docs/api.md walks through the same calls on a bundled game.
 """
 
 from __future__ import annotations
@@ -62,9 +68,9 @@ def load(spec: str | Path, *, max_hypotheses: int | None = None, memory_mb: int 
 
     Examples
     --------
-    >>> game = sleuth.load("mastermind", pegs=3, colours=3)
-    >>> game.name, game.hypotheses.size
-    ('Mastermind', 27)
+    >>> game = sleuth.load(SPEC, pegs=3, colours=3)
+    >>> game.hypotheses.size
+    27
     """
     defaults = Budget()
     budget = Budget(max_hypotheses=max_hypotheses or defaults.max_hypotheses,
@@ -88,7 +94,7 @@ def belief(game: Game, backend: str | None = None) -> InformationSet:
 
     Examples
     --------
-    >>> prior = sleuth.belief(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> prior = sleuth.belief(game)
     >>> prior.size, round(prior.entropy_bits(), 4)
     (27, 4.7549)
     """
@@ -117,7 +123,7 @@ def observe(current: InformationSet, query: str, args: dict[str, Any],
 
     Examples
     --------
-    >>> prior = sleuth.belief(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> prior = sleuth.belief(game)
     >>> after = sleuth.observe(prior, "guess", {"g": [1, 1, 2]}, {"black": 1, "white": 0})
     >>> after.size
     6
@@ -174,7 +180,7 @@ def strategy(game: Game, name: str = DEFAULT_STRATEGY, guesses: str = "any", see
 
     Examples
     --------
-    >>> sleuth.strategy(sleuth.load("mastermind"), "minimax").name
+    >>> sleuth.strategy(game, "minimax").name
     'minimax'
     """
     return make_strategy(name, Candidates(game, guesses), seed, **options)
@@ -196,13 +202,11 @@ def suggest(current: InformationSet, strategy: str = DEFAULT_STRATEGY, guesses: 
 
     Examples
     --------
-    >>> prior = sleuth.belief(sleuth.load("mastermind", pegs=3, colours=3))
-    >>> after = sleuth.observe(prior, "guess", {"g": [1, 1, 2]}, {"black": 1, "white": 0})
-    >>> s = sleuth.suggest(after, strategy="minimax")
+    >>> s = sleuth.suggest(sleuth.belief(game), strategy="minimax")
     >>> s
-    Suggestion(query='guess', args={'g': [1, 3, 3]})
+    Suggestion(query='guess', args={'g': [1, 1, 2]})
     >>> str(s)
-    'guess g=[1, 3, 3]'
+    'guess g=[1, 1, 2]'
     """
     chooser = make_strategy(strategy, Candidates(current.game, guesses), seed, **options)
     q = chooser.choose(current)
@@ -234,7 +238,6 @@ def feedback(game: Game, secret: Any, query: str, args: dict[str, Any],
 
     Examples
     --------
-    >>> game = sleuth.load("mastermind", pegs=3, colours=3)
     >>> sleuth.feedback(game, [1, 2, 3], "guess", {"g": [1, 1, 2]})
     {'black': 1, 'white': 1}
     """
@@ -272,7 +275,6 @@ def simulate(game: Game, strategy: str = DEFAULT_STRATEGY, *, secret: Any = None
 
     Examples
     --------
-    >>> game = sleuth.load("mastermind", pegs=3, colours=3)
     >>> played = sleuth.simulate(game, "entropy", secret=[1, 2, 3])
     >>> played["queries"], played["solved"], [step["args"] for step in played["steps"]]
     (2, True, [{'g': [1, 1, 2]}, {'g': [1, 2, 3]}])
@@ -312,7 +314,7 @@ def evaluate(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
 
     Examples
     --------
-    >>> result = sleuth.evaluate(sleuth.load("mastermind", pegs=3, colours=3), "minimax")
+    >>> result = sleuth.evaluate(game, "minimax")
     >>> result.total, result.worst, result.histogram
     (74, 4, {1: 1, 2: 7, 3: 17, 4: 2})
     """
@@ -339,7 +341,7 @@ def analyse(game: Game, strategy: str = DEFAULT_STRATEGY, guesses: str = "any",
 
     Examples
     --------
-    >>> report = sleuth.analyse(sleuth.load("mastermind", pegs=3, colours=3))
+    >>> report = sleuth.analyse(game)
     >>> round(report.spatial, 4), round(report.temporal, 4)
     (0.3287, 0.4712)
     """

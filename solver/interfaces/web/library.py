@@ -1,6 +1,6 @@
 """The specs a server offers, and the games it has loaded.
 
-A spec is named by a *ref*: a bundled spec's name (`mastermind`), `given/NAME.yaml` for
+A spec is named by a *ref*: a bundled spec's name (its file's stem), `given/NAME.yaml` for
 a spec given on the command line (`sleuth serve my.yaml`), or `uploads/DIR/NAME.yaml`
 for an uploaded spec, which is checked with `sleuth check`'s errors and kept under the
 sessions folder (`DIR/specs/`). A ref names no path of the server's; the session file
