@@ -108,13 +108,16 @@ class Cache(Generic[V]):
             dropped = []
             while len(self.entries) > 1 and self.used() > self.budget:
                 dropped.append(self.entries.popitem(last=False))
+        if dropped:
+            self._tell(dropped)  # its frame, holding the last references, is gone after
+            give_back()
+
+    def _tell(self, dropped: list[tuple[Hashable, tuple[V, int]]]) -> None:
+        """Whoever holds the dropped values hears of them; the list is emptied."""
         for old, (gone, _size) in dropped:
             if self.on_drop is not None:
                 self.on_drop(old, gone)
-        if dropped:
-            dropped.clear()
-            gone = None  # noqa: F841 - the last reference here, let go before giving back
-            give_back()
+        dropped.clear()
 
     def resize(self, key: Hashable, size: int) -> None:
         """A kept value grew (it built something it keeps): its new size counts."""
