@@ -43,6 +43,7 @@ class Library:
         self.lock = threading.Lock()
         self.games: Cache[Loaded] = Cache(memory_mb * 2**20, self._dropped)
         self.loading: dict[tuple[str, str], threading.Lock] = {}
+        self._index: tuple[int | None, tuple[dict, dict]] | None = None  # see _indexed
         self.dropped: list[Callable[[Loaded], None]] = []  # told when a game is dropped
 
     # -- the catalogue
@@ -62,15 +63,30 @@ class Library:
 
     def _catalogue(self) -> dict[str, tuple[str, str, str]]:
         """{ref: (what load_game takes, name, source)}."""
+        return self._indexed()[0]
+
+    def _indexed(self) -> tuple[dict[str, tuple[str, str, str]], dict[str, str]]:
+        """The catalogue and {what load_game takes: ref}, made again only when the uploads
+        folder changed (an upload is renamed into it as a whole)."""
+        try:
+            stamp = self.uploads.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        with self.lock:
+            if self._index is not None and self._index[0] == stamp:
+                return self._index[1]
         out = {ref: (path, Path(path).stem, "given") for ref, path in self.given_refs.items()}
-        if self.uploads.is_dir():  # a spec alone, or in its folder with its data files
+        if stamp is not None:  # a spec alone, or in its folder with its data files
             out.update({f"uploads/{p.name}": (str(p), p.stem.split("-", 1)[-1], "uploaded")
                         for p in sorted(self.uploads.glob("*.yaml"))})
             out.update({f"uploads/{p.parent.name}/{p.name}": (str(p), p.stem, "uploaded")
                         for p in sorted(self.uploads.glob("*/*.yaml"))
                         if not p.parent.name.startswith(".")})
         out.update({name: (name, name, "bundled") for name in bundled_specs()})
-        return out
+        by_path = {path: ref for ref, (path, _name, _source) in reversed(out.items())}
+        with self.lock:
+            self._index = (stamp, (out, by_path))
+        return out, by_path
 
     def known(self, ref: str) -> bool:
         return ref in self._catalogue()
@@ -86,10 +102,7 @@ class Library:
     def public(self, spec: str) -> str:
         """The ref the API shows for what a session file names (a path or a name): the
         catalogue's ref, else the file's name alone."""
-        for ref, (path, _name, _source) in self._catalogue().items():
-            if path == spec:
-                return ref
-        return Path(spec).name
+        return self._indexed()[1].get(spec, Path(spec).name)
 
     def upload(self, data: dict[str, Any]) -> str:
         """Check an upload (a spec and its data files: uploads.py) as `sleuth check` does,
