@@ -99,25 +99,25 @@ class Gate:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
-        refusal = self.refusal(scope, headers)
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        refusal = self.refusal(scope, headers, query)
         if refusal is not None:
             await refusal(send)
             return
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         if self.token is not None and scope["method"] == "GET" and "token" in query \
                 and not scope["path"].startswith("/api/"):
             await self.welcome(scope, query, send)  # the printed URL: set the cookie
             return
         await self.app(scope, receive, send)
 
-    def refusal(self, scope: Any, headers: dict[str, str]
+    def refusal(self, scope: Any, headers: dict[str, str], query: dict[str, str]
                 ) -> Callable[[Any], Awaitable[None]] | None:
         """The answer refusing this request, or None to let it through."""
         name = host_name(headers.get("host", ""))
         if not self.host_allowed(name):
             return answer(421, f"this server does not answer to the host '{name[:100]}'",
                           "open it by the address `sleuth serve` printed")
-        if self.token is not None and not self.has_token(scope, headers):
+        if self.token is not None and not self.has_token(headers, query):
             return answer(403, "this server needs its access token",
                           "open the URL `sleuth serve` printed (it carries ?token=...)")
         if scope["method"] in SAFE:
@@ -135,7 +135,7 @@ class Gate:
                           "send Content-Type: application/json")
         return None
 
-    def has_token(self, scope: Any, headers: dict[str, str]) -> bool:
+    def has_token(self, headers: dict[str, str], query: dict[str, str]) -> bool:
         assert self.token is not None
         given = []
         cookie = SimpleCookie()
@@ -148,7 +148,6 @@ class Gate:
         auth = headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
             given.append(auth[7:].strip())
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         if "token" in query:
             given.append(query["token"])
         return any(secrets.compare_digest(g.encode(), self.token.encode()) for g in given)
