@@ -28,7 +28,7 @@ from sleuth.compiler import load_game
 from sleuth.solver.infoset.column_kernels import MAX_SET
 from sleuth.solver.infoset.outcome_kernels import least_bounds_serial
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 
 GAMES = {
     "mm46": ("mastermind", {}),

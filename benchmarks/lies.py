@@ -18,8 +18,8 @@ import numpy as np
 from sleuth.compiler import load_game
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.search.lies import LieSearch
 from sleuth.solver.strategies import make_strategy
-from sleuth.solver.strategies.optimal_lies import LieSearch
 
 CASES = [  # (label, spec, params, baseline too)
     ("Ulam n=4", "ulam", {"n": 4}, True),

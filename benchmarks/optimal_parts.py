@@ -27,7 +27,7 @@ import numpy as np
 from sleuth.compiler import load_game
 from sleuth.compiler.api import parse_overrides
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 
 _SEARCH: dict[str, OptimalSearch] = {}
 

@@ -1,4 +1,4 @@
-"""The symmetries of a table (solver/infoset/automorphisms.py) against every permutation
+"""The symmetries of a table (solver/search/automorphisms.py) against every permutation
 of its rows tried here, and a board's rotations and reflections written here."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sleuth.solver.infoset.automorphisms import table_symmetries
+from sleuth.solver.search.automorphisms import table_symmetries
 
 
 def brute_force(table: np.ndarray) -> set[tuple[int, ...]]:
@@ -61,7 +61,7 @@ def test_a_row_permutation_is_matched_by_columns_exactly_when_it_is_a_symmetry()
     """The leaf check on its own, every row permutation of a table: a σ is found for π
     exactly when the brute force keeps π (refinement seldom lets a wrong π through, so
     the search alone would not show a check that accepts too much)."""
-    from sleuth.solver.infoset.automorphisms import _Search
+    from sleuth.solver.search.automorphisms import _Search
 
     table = TABLES["3 x 2 board, pieces of 1 and 2"]
     kept = brute_force(table)
@@ -99,7 +99,7 @@ def test_a_square_board_has_its_eight_symmetries(n, length):
 
 
 def test_a_table_too_large_is_not_searched(monkeypatch):
-    import sleuth.solver.infoset.automorphisms as automorphisms
+    import sleuth.solver.search.automorphisms as automorphisms
 
     table = board(4, 4, 2)
     monkeypatch.setattr(automorphisms, "CELLS", table.size - 1)

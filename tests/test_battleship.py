@@ -144,7 +144,7 @@ def test_optimal_on_4x4_equals_a_search_over_sets(capsys):
 def test_the_leaf_bound_never_passes_a_sets_least_misses(n, ships, sample):
     """LeafCosts at the sets the search over sets reached: never over their least misses,
     and equal on some."""
-    from sleuth.solver.strategies.optimal_cover import LeafCosts
+    from sleuth.solver.search.cover import LeafCosts
 
     every = fleets(n, tuple(ships.values()))
     leaves = LeafCosts(sum(ships.values()), 1, len(every))
@@ -172,7 +172,7 @@ def test_a_search_within_a_limit_is_exact_or_a_bound(n, ships, sample):
     part known exactly but over its limit was once taken as within it.)"""
     from sleuth.compiler import load_game
     from sleuth.solver.infoset.queries import Candidates
-    from sleuth.solver.strategies.optimal_cover import CoverSearch
+    from sleuth.solver.search.cover import CoverSearch
 
     game = load_game(SPEC, {"n": n, **{k: ships.get(k, 0) for k in NAMES}})
     search = CoverSearch(Candidates(game))
@@ -192,7 +192,7 @@ def test_a_search_within_a_limit_is_exact_or_a_bound(n, ships, sample):
 def test_symmetries_keep_the_tree(n, ships, monkeypatch, tmp_path):
     """The same tree, query for query, with the board's symmetries sharing table entries
     and without them (rule K holds on a set found through its image)."""
-    import sleuth.solver.strategies.optimal_cover as optimal_cover
+    import sleuth.solver.search.cover as optimal_cover
 
     trees = []
     for use in (True, False):

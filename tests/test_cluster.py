@@ -161,7 +161,7 @@ def test_a_worker_with_several_threads_runs_its_tasks_one_at_a_time(monkeypatch,
     gave the split a query the serial search does not choose."""
     from sleuth.solver.evaluation import evaluate
     from sleuth.solver.evaluation.cluster import Recipe
-    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.search import split as optimal_split
 
     inside, most, count = 0, 0, threading.Lock()
 

@@ -23,8 +23,8 @@ from sleuth.solver.infoset.column_kernels import (
 )
 from sleuth.solver.infoset.outcome_kernels import distinct_rows
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_bounds import external, fill
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.search.bounds import external, fill
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 from tests.conftest import ROOT
 
 

@@ -73,7 +73,7 @@ def use(text: str) -> None:
                                                                4))))
         strategy = make_strategy("optimal-worst", Candidates(game))
         if game.model.lies is not None:
-            strategy.lie_search.least_depth(strategy.lie_search.lies.root())
+            strategy.search.least_depth(strategy.search.lies.root())
     except SleuthError:
         pass
 

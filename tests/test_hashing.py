@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from sleuth.solver.infoset.hashing import FNV32_OFFSET, FNV64_OFFSET, fnv32, fnv64
-from sleuth.solver.strategies.optimal_table import set_hash
+from sleuth.solver.search.table import set_hash
 
 
 def fnv1a(values: list[int], bits: int) -> int:

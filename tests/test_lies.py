@@ -71,7 +71,7 @@ def pelc(n: int) -> int:
 def least_worst(spec, **params) -> tuple[int, object]:
     game = load_game(spec, params)
     s = make_strategy("optimal-worst", Candidates(game))
-    return s.lie_search.least_depth(s.lie_search.lies.root()), s
+    return s.search.least_depth(s.search.lies.root()), s
 
 
 @pytest.mark.parametrize("n, lies", [(n, 1) for n in range(2, 11)] + [(16, 1)] +
@@ -87,8 +87,8 @@ def test_ulam_sees_berlekamps_states_only():
     """Every number is interchangeable, so the search visits a handful of states: at
     most one per (numbers needing no lie, numbers needing one) and depth."""
     depth, s = least_worst(ULAM, n=16)
-    assert len(set(s.lie_search.lies.classes.tolist())) == 1
-    assert s.lie_search.nodes <= 17 * 17 * depth
+    assert len(set(s.search.lies.classes.tolist())) == 1
+    assert s.search.nodes <= 17 * 17 * depth
 
 
 def score(guess: tuple, code: tuple) -> tuple[int, int]:
@@ -173,7 +173,7 @@ def test_evaluation_walks_the_same_tree_as_the_search():
     game = load_game(ULAM, {"n": 5})
     s = make_strategy("optimal-worst", Candidates(game))
     ev = evaluate_strategy(game, s, "ulam")
-    assert ev.worst == s.lie_search.least_depth(s.lie_search.lies.root()) == berlekamp(5, 1)
+    assert ev.worst == s.search.least_depth(s.search.lies.root()) == berlekamp(5, 1)
 
 
 def test_strategies_that_trust_answers_refuse_a_liar():

@@ -449,7 +449,7 @@ def test_a_settled_set_is_the_full_searchs_answer(spec, overrides, symmetry, mon
     """`OptimalSearch.settled` answers a small set at once when one of its own secrets,
     asked first, meets both size bounds. With it and without it (every query scored and
     ordered) the solved tree is the same, set by set: value, worst case and query."""
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 
     game = load_game(ROOT / "specs" / spec, overrides)
     everyone = np.arange(game.hypotheses.size, dtype=np.int64)

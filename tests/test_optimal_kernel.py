@@ -1,4 +1,4 @@
-"""The optimal search's compiled kernel (solver/strategies/optimal_kernel.py) against the
+"""The optimal search's compiled kernel (solver/search/compiled.py) against the
 Python search it stands in for: the same solved tree, set by set (value, worst case and
 query), with and without symmetry, under a depth budget, with consistent guesses; the
 games it refuses; and a bound it cannot meet reported as a lower bound."""
@@ -10,9 +10,9 @@ import pytest
 
 from sleuth.compiler.api import load_game, load_game_text
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_kernel import SMALL, CompiledSearch
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
-from sleuth.solver.strategies.optimal_table import SetTable
+from sleuth.solver.search.compiled import SMALL, CompiledSearch
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
+from sleuth.solver.search.table import SetTable
 from tests.conftest import ROOT
 
 GAMES = [
@@ -95,7 +95,7 @@ def test_every_set_kept_is_found_after_the_table_grows():
     """Sets kept one by one in a table of a few slots and a small arena, grown whenever
     it is full (as CompiledSearch.solve does): every set is then found with the value
     kept for it, as a dict of the same sets says, and a set never kept is not."""
-    from sleuth.solver.strategies.optimal_table import keep, set_hash
+    from sleuth.solver.search.table import keep, set_hash
 
     rng = np.random.default_rng(7)
     table, want = SetTable(slots=8, arena=16), {}
@@ -160,7 +160,7 @@ CACHED = """
 import numpy as np
 from sleuth.compiler.api import load_game
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 game = load_game("mastermind", {"pegs": 3, "colours": 3})
 search = OptimalSearch(Candidates(game))
 hyps = np.frombuffer(np.arange(game.hypotheses.size, dtype=np.int64).tobytes(), np.int64)

@@ -27,7 +27,7 @@ from sleuth.solver.infoset.outcome_kernels import (
     part_sizes,
 )
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 from tests.conftest import ROOT
 
 

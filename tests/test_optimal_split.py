@@ -1,4 +1,4 @@
-"""The optimal search split over workers (solver/strategies/optimal_split.py): every set
+"""The optimal search split over workers (solver/search/split.py): every set
 of its tree is the serial search's, whatever order the tasks end in, with the parts
 split again, sent ahead or started by the workers themselves."""
 
@@ -13,7 +13,7 @@ pytest.importorskip("dask.distributed")
 def assert_every_set_is_serial(serial, root, depth, plan):
     """Every set of the split's tree (from `root`, within `depth`) is in its plan with
     the serial search's (total, worst, query), and the plan holds nothing else."""
-    from sleuth.solver.strategies.optimal_search import NO_TREE
+    from sleuth.solver.search.plain import NO_TREE
 
     stack, seen = [(root, depth)], 0  # every set of the tree, with its depth budget
     while stack:
@@ -40,8 +40,8 @@ def test_every_set_split_below_the_first_level_is_solved_as_the_serial_search_do
     from sleuth.compiler import load_game
     from sleuth.solver.evaluation.cluster import Recipe, Workers
     from sleuth.solver.infoset.queries import Candidates
-    from sleuth.solver.strategies import optimal_split
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search import split as optimal_split
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
     from tests.conftest import ROOT
 
     spec, overrides = str(ROOT / "specs/mastermind.yaml"), {"pegs": 4, "colours": 4}
@@ -150,8 +150,8 @@ def test_the_split_is_the_serial_search_whatever_order_its_tasks_end_in(
     from sleuth.compiler import load_game
     from sleuth.solver.evaluation.cluster import Recipe
     from sleuth.solver.infoset.queries import Candidates
-    from sleuth.solver.strategies import optimal_split
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search import split as optimal_split
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
     from tests.conftest import ROOT
 
     spec = str(ROOT / f"specs/{game}.yaml")
@@ -180,7 +180,7 @@ def _opening_case():
     from sleuth.compiler import load_game
     from sleuth.solver.evaluation.cluster import Recipe
     from sleuth.solver.infoset.queries import Candidates
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
     from tests.conftest import ROOT
 
     spec, overrides = str(ROOT / "specs/mastermind.yaml"), {"pegs": 3, "colours": 5}
@@ -201,7 +201,7 @@ def test_the_workers_start_the_first_parts_the_driver_sends(local_scheduler, mon
     (one for each of the 2 workers, each checked to be its own part) and sends none of
     them again; the split's tree is the serial one."""
     from sleuth.solver.evaluation.cluster import Workers
-    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.search import split as optimal_split
 
     recipe, search, serial, root, want = _opening_case()
     matched, real = [], optimal_split._checked
@@ -229,7 +229,7 @@ def test_an_opening_that_is_not_the_drivers_is_solved_again(opening):
     part, or none) is not used: the driver solves that part itself, and the tree is the
     serial one. Openings beyond the parts sent first are cancelled, and with more
     workers than parts the workers left without one have none."""
-    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.search import split as optimal_split
 
     recipe, search, serial, root, want = _opening_case()
     pool = _Arrivals(lambda k: 0, size=16 if opening == "more workers than parts" else 2)
@@ -259,8 +259,8 @@ def test_a_part_below_the_first_level_is_split_again_by_the_first_levels_share(
     from sleuth.compiler import load_game
     from sleuth.solver.evaluation.cluster import Recipe
     from sleuth.solver.infoset.queries import Candidates
-    from sleuth.solver.strategies import optimal_split
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search import split as optimal_split
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
     from tests.conftest import ROOT
 
     spec, overrides = str(ROOT / "specs/mastermind.yaml"), {"pegs": 3, "colours": 6}
@@ -298,8 +298,8 @@ def test_the_bound_a_part_goes_ahead_with_lies_between_the_optimum_and_top_1(
     leaves every set the search solves afterwards as a fresh search solves it."""
     from sleuth.compiler import load_game
     from sleuth.solver.infoset.queries import Candidates
-    from sleuth.solver.strategies import optimal_split
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search import split as optimal_split
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
     from tests.conftest import ROOT
 
     def search(top):
@@ -326,7 +326,7 @@ def test_a_part_is_split_again_only_when_it_is_more_than_the_workers_share(worke
     never, on many every large part. On 2 workers, Bulls and Cows' 1,440 part after 0123
     (84 s of the level's 113 s) is split again and MM(4,8)'s 976 part (8.6 s of 24 s)
     is not; a square would split neither."""
-    from sleuth.solver.strategies import optimal_split
+    from sleuth.solver.search import split as optimal_split
 
     firsts = {"MM(4,8)": [976, 936, 660, 500, 216, 204, 100, 36, 4],  # in part
               "Bulls and Cows": [1440, 1260, 720, 480, 360, 264, 216, 180, 72, 24, 9, 8, 6]}

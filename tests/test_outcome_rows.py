@@ -19,7 +19,7 @@ from sleuth.compiler.api import Budget, BudgetError, load_game
 from sleuth.solver.infoset.outcome_rows import OutcomeRows
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -35,7 +35,7 @@ def score(guess: np.ndarray, codes: np.ndarray, colours: int) -> tuple[np.ndarra
 def searches(params: dict, mb: int) -> tuple[OptimalSearch, OptimalSearch]:
     spec = SPECS / "mastermind.yaml"
     small = OptimalSearch(Candidates(load_game(spec, params, Budget(memory_mb=mb))))
-    # the dense table's Python search: the compiled kernel (optimal_kernel.py) needs a
+    # the dense table's Python search: the compiled kernel (search/compiled.py) needs a
     # dense table, and the on-demand one is compared with the search it replaces
     dense = OptimalSearch(Candidates(load_game(spec, params)), compiled=False)
     return small, dense

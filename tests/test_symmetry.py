@@ -246,7 +246,7 @@ def test_positions_swapped_with_values_fix_the_sets_after_a_query(monkeypatch):
     query orbits than with the plain swaps, and the part's proven optimum and chosen
     query are those of the search with no symmetry."""
     import sleuth.solver.infoset.symmetry as symmetry
-    from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
+    from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 
     monkeypatch.setattr(symmetry, "LIMIT", 5)  # (fewer than its 11 generators)
     game = load_game(SPECS / "bulls-and-cows.yaml", {"digits": 3})
@@ -344,7 +344,7 @@ def test_a_query_is_first_of_its_orbit_when_no_symmetry_maps_it_lower(size):
     random subsets that end inside, at and past a block, and for one symmetry alone
     after `size - 1` identities, so that it is read in the first, last or a middle
     block."""
-    from sleuth.solver.strategies.optimal_search import OptimalSearch
+    from sleuth.solver.search.plain import OptimalSearch
 
     search = OptimalSearch(Candidates(load_game(SPECS / "mastermind.yaml",
                                                 {"pegs": 4, "colours": 5}), "any"))

@@ -4,9 +4,9 @@ followed. A secret's game length is the longest the lies can make it -- the deep
 end of the tree whose state still holds the secret -- so each secret counts once,
 whatever lies might still have come, and the total and average are over secrets.
 
-Only a strategy that plays lie states can be walked: one whose `lie_search` is a search with
+Only a strategy that plays lie states can be walked: one whose engine has a `lie_search` with
 `least_depth(state)` and `choose(state, queries_left)` (optimal-worst's, in
-solver/strategies/optimal_lies.py). The walk computes the children itself, so the worst
+solver/search/lies.py). The walk computes the children itself, so the worst
 case it finds checks the one the search proved.
 """
 
@@ -26,7 +26,7 @@ def evaluate_with_lies(game: Game, strategy: Any, spec: str, tree: bool = False,
     """The Evaluation of `strategy` on every secret, each against the worst lies."""
     from sleuth.solver.evaluation.evaluate import Evaluation
 
-    search = getattr(strategy, "lie_search", None)
+    search = getattr(getattr(strategy, "engine", None), "lie_search", None)
     if search is None:
         raise SleuthError(f"{strategy.name} does not play against lies",
                           hint="use optimal-worst")

@@ -29,7 +29,7 @@ MODULES = (
     "sleuth.solver.evaluation.cluster",  # Recipe, the build of a game and strategy
     "sleuth.solver.evaluation.evaluate",  # walk_part: subtrees walked on the workers
     "sleuth.solver.strategies",  # every registered strategy (make_strategy)
-    "sleuth.solver.strategies.optimal_split",  # solve_part: the optimal search's parts
+    "sleuth.solver.search.split",  # solve_part: the optimal search's parts
 )
 
 

@@ -13,7 +13,7 @@ vector instructions: for a set of at most MAX_SET hypotheses, the size bound is 
     lb_total[k] = a k + b [k > 0] + sum over knots K of g_K max(0, k - K),  k <= MAX_SET
 
 (`Shape.of` finds a, b and the knots from the bound itself; a convex bound, as those of
-optimal_bounds.py, has a few knots), so a query's bound at a set of n is
+search/bounds.py, has a few knots), so a query's bound at a set of n is
 
     n + a (its secrets in going parts) + b (its going parts) + sum g_K (excess over K),
 
@@ -29,7 +29,7 @@ at a superset, or a symmetry's image, OptimalSearch.floor), so the least is the 
 `ColumnFloors.pays` says where the row-wise pass is cheaper instead: a set of more
 than MAX_SET, or few active queries against the whole table (a stabiliser's orbit
 representatives near the root). The distinct rows (`distinct_by_columns`) are hashed
-by column the same way. The exact kernel (optimal_kernel.py) reads a set's per-query
+by column the same way. The exact kernel (search/compiled.py) reads a set's per-query
 scores from the same block pass (`_scores`, by `column_pays`) and finds its distinct
 queries with `_distinct` (by `hashes_pay`). The answers are equal either way
 (tests/test_column_kernels.py).

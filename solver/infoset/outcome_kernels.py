@@ -66,7 +66,7 @@ def _score(codes: np.ndarray, q: int, hyps: np.ndarray, stops: np.ndarray,
 
     One function with no call inside and no row view: a call given arrays (and a view)
     takes and drops a reference count on each, two atomic calls. As two calls on a row,
-    counting and bounds cost the exact search (optimal_kernel.py) 3.6% of MM(4,7)'s
+    counting and bounds cost the exact search (search/compiled.py) 3.6% of MM(4,7)'s
     time in those calls (docs/results.md, "Reference counts")."""
     n = hyps.shape[0]
     m = 0

@@ -188,7 +188,7 @@ def searched_table(candidates: Candidates) -> OutcomeTable | OutcomeRows:
         raise too_large(candidates, need, ", and codes made on demand need one block of "
                         "queries that can be secrets, a proved symmetry, no history rule "
                         "and no until_indistinguishable goal")
-    # (the compiled kernel, optimal_kernel.py, reads the dense table only)
+    # (the compiled kernel, search/compiled.py, reads the dense table only)
     mib = -(-need // 2**20)  # the least budget that holds the table
     rows.note = (f"the dense table of codes needs {mib:,} MiB, over the "
                  f"{candidates.game.budget.memory_mb} MiB budget: codes are made on demand, "

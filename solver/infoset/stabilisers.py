@@ -1,7 +1,7 @@
 """The symmetries an exact search uses, listed without listing the whole group.
 
-An exact search meets the symmetry group G in two ways (optimal_search.py,
-optimal_kernel.py):
+An exact search meets the symmetry group G in two ways (search/plain.py,
+search/compiled.py):
 
 * at a set that G maps onto itself (the root), it tries one query per orbit of G;
 * every other set inherits its parent's symmetries that fix the query asked there, so

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.compiler.api import SleuthError, option, said
+from sleuth.compiler.api import SleuthError, option
 from sleuth.solver.infoset.queries import AnyBelief, Block, Candidates, Query
 
 FLOAT_TIE = 1e-12
@@ -133,7 +133,7 @@ class Strategy:
     needs_secret_like = False  # only for specs with queries that can be secrets
     orbit_queries = False  # scores the queries `Candidates.blocks_for` generates per orbit
     follows_history = True  # chooses among `Candidates.allowed` (history rules kept)
-    handles_lies = False  # plays against lies (`lies:`): has a `lie_search` of lie states
+    handles_lies = False  # plays against lies (`lies:`): its engine searches lie states
 
     def __init__(self, candidates: Candidates, seed: int = 0, **options: Any):
         self.candidates = candidates
@@ -234,43 +234,6 @@ class Strategy:
         first (an opener, `evaluate --first`) and it chooses every later query; None
         for strategies that prove nothing, or whose proof does not add up part by part."""
         return None
-
-
-def require_exact(subject: str, model: Any, actions: list[Any], hint: str) -> None:
-    """The refusals every exact search shares (`subject`: "the optimal strategies need",
-    "a static plan needs"): a game with queries that ends when the secret is known, and
-    deterministic feedback (`hint`: what to use instead of random answers)."""
-    if model.confidence is not None or not actions:
-        raise SleuthError(f"{subject} queries and a game that ends when the secret is known",
-                          hint="use a heuristic strategy")
-    random = [a.name for a in actions if a.feedback is None]
-    if random:
-        raise SleuthError(f"{subject} deterministic feedback; '{random[0]}' has random "
-                          "answers", hint=hint)
-
-
-def require_optimal(candidates: Candidates, search: str | None = None, top: int = 0,
-                    more: tuple[tuple[str, bool], ...] = ()) -> None:
-    """The refusals the optimal searches share: a uniform prior, and require_exact's. A
-    search of a game scored otherwise (`search`: its name in the message) also refuses
-    --top, history rules, max_queries and the features in `more` that are on."""
-    from sleuth.solver.infoset.history import HistoryMasks
-
-    model = candidates.game.model
-    if model.prior is not None:
-        raise SleuthError("the optimal strategies need a uniform prior; this spec weighs "
-                          "its secrets", hint="use entropy, or evaluate a heuristic")
-    require_exact("the optimal strategies need", model, [b.action for b in candidates.blocks],
-                  "simulate with a heuristic: " + said("sleuth bench SPEC --trials N",
-                                                          "sleuth.simulate(game, ..., seed=N)"))
-    if search is None:
-        return
-    refused = [what for what, on in (
-        (option("top"), top > 0), ("a history rule", HistoryMasks.applies(candidates)),
-        ("max_queries", model.max_queries is not None), *more) if on]
-    if refused:
-        raise SleuthError(f"{search} does not handle {refused[0]}",
-                          hint="drop it, or evaluate a heuristic strategy")
 
 
 class ListedStrategy(Strategy):

@@ -10,7 +10,7 @@ a two-step look-ahead that minimises such a statistic is no better an estimate
 
     cost(P) = 0                      P ends the game (the secret was asked)
             = E*(P)                  |P| <= exact: the least total of an optimal tree for
-                                     P, solved by the exact search (optimal_search.py)
+                                     P, solved by the exact search (search/plain.py)
             = E(|P|)                 else: the estimate of that total for a part of |P|
 
 E is calibrated on the game itself, before play: `samples` sets are drawn as the
@@ -44,9 +44,9 @@ import numpy as np
 
 from sleuth.compiler.api import SleuthError
 from sleuth.solver.infoset.queries import AnyBelief, Candidates, Query
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
 from sleuth.solver.strategies.base import ListedStrategy, Option
 from sleuth.solver.strategies.lookahead import least_by_k, require_uniform
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
 
 CALIBRATE = 48  # the largest set solved exactly to calibrate the estimate
 SYMMETRIC = 256  # depth 2 scores a part this large on one query per orbit of its symmetries

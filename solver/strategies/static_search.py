@@ -32,7 +32,7 @@ from sleuth.compiler.api import BudgetError, SleuthError, option, show_value
 from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query
-from sleuth.solver.strategies.base import require_exact
+from sleuth.solver.search.refusals import require_exact
 
 SAT_SOLVER = "cadical153"
 INTERRUPTIBLE = "glucose4"  # under a time budget: CaDiCaL cannot be interrupted

@@ -1,6 +1,6 @@
 """What a strategy that splits its own search over worker processes asks of them.
 
-The split optimal search (optimal_split.py) sends tasks to a pool of workers and
+The split optimal search (search/split.py) sends tasks to a pool of workers and
 rebuilds its game and strategy in each from a recipe. Both are evaluation/cluster.py's
 (`Workers`, `Recipe`), which builds strategies by name; a strategy knows them only by
 these protocols, so that the strategies never import the evaluation that runs them.

@@ -1,6 +1,6 @@
-"""The compiled optimal search's transposition table (optimal_kernel.py): every set it
+"""The compiled optimal search's transposition table (search/compiled.py): every set it
 solves, with its exact (total, worst, query) or a lower bound learnt from a failed
-search, as optimal_search.py keeps in a dict, here in flat arrays numba can read.
+search, as search/plain.py keeps in a dict, here in flat arrays numba can read.
 
 A set is found by a 64-bit hash of its hypotheses (ascending) and depth budget, in an
 open-addressed table (`keys`, linear probing), and compared in full with the copy kept

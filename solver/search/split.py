@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from sleuth.solver.strategies.optimal_search import NO_TREE, OptimalSearch
-from sleuth.solver.strategies.pool import Pool, Recipe
+from sleuth.solver.search.plain import NO_TREE, OptimalSearch
+from sleuth.solver.search.pool import Pool, Recipe
 
 SPLIT = 256  # a first query's part of fewer secrets is never split again
 # A larger part is split again only when its cost is more than FAIR times the workers'

@@ -1,4 +1,4 @@
-"""The optimal search (optimal_search.py) run in compiled code (numba), set after set.
+"""The optimal search (search/plain.py) run in compiled code (numba), set after set.
 
 In Python the branch and bound spends most of its time on per-set overhead (a call, a
 dict key, a few numpy calls), not on the work.
@@ -11,7 +11,7 @@ of a part), the set's own secrets tried first (the search's `settled`), and the 
 answer: the least (total, worst case, K rank) of any tree, within a depth budget when
 there is one; on MM(4,6) it searches the 5,858 sets the Python search does.
 
-Its table (optimal_table.py) keeps every set solved, as the search's dict does; the
+Its table (search/table.py) keeps every set solved, as the search's dict does; the
 search keeps the sets it hands over, and `plan` asks the kernel again for those below.
 
 Symmetry. A part inherits its parent's symmetries that fix the query, so a group
@@ -40,8 +40,8 @@ from sleuth.solver.infoset.column_kernels import _distinct, column_pays
 from sleuth.solver.infoset.column_kernels import _least as _least_by_column
 from sleuth.solver.infoset.column_kernels import _scores as _scores_by_column
 from sleuth.solver.infoset.outcome_kernels import _score, marked_counts, true_at
-from sleuth.solver.strategies.optimal_bounds import NO_TREE
-from sleuth.solver.strategies.optimal_table import SetTable, find, keep, set_hash
+from sleuth.solver.search.bounds import NO_TREE
+from sleuth.solver.search.table import SetTable, find, keep, set_hash
 
 SMALL = 48  # the largest set solved here, unless the symmetries are inherited (`limit`)
 FLOOR = -2  # the depth a set's floor is kept at in the table (-1: no depth budget)
@@ -252,7 +252,7 @@ def _solve(codes: np.ndarray, stops: np.ndarray, lb_total: np.ndarray,
     `hyps` onto itself (`whole`: the queries first in their orbit when every row does):
     one query per orbit is tried, and a part inherits those that fix
     the query (as the search's `stabiliser`, `representatives`, `fixing`). The table
-    (`keys`, `rows`, `arena`: optimal_table.find) keeps every set's answer as the search's does;
+    (`keys`, `rows`, `arena`: table.py `find`) keeps every set's answer as the search's does;
     `state`: (nodes searched, arena used, sets kept, full). A search that finds the
     table full gives up: (0, 0, FULL), nothing else meant."""
     n = hyps.shape[0]

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from sleuth.compiler.api import SleuthError
-from sleuth.solver.infoset.automorphisms import table_symmetries
 from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query
-from sleuth.solver.strategies.base import require_optimal
+from sleuth.solver.search.automorphisms import table_symmetries
+from sleuth.solver.search.refusals import require_optimal
 
 Value = tuple[int, int]  # (misses over the set, the worst game's queries)
 Found = tuple[Value, bool]  # (value, exact); not exact: value[0] a lower bound

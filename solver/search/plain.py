@@ -43,11 +43,11 @@ from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.history import HistoryMasks, Mask, mask_of
 from sleuth.solver.infoset.outcomes import searched_table
 from sleuth.solver.infoset.queries import Candidates, has_stop
-from sleuth.solver.strategies.base import require_optimal
-from sleuth.solver.strategies.optimal_bounds import NO_TREE
-from sleuth.solver.strategies.optimal_bounds import external as _external
-from sleuth.solver.strategies.optimal_bounds import fill as _fill
-from sleuth.solver.strategies.optimal_kernel import CompiledSearch
+from sleuth.solver.search.bounds import NO_TREE
+from sleuth.solver.search.bounds import external as _external
+from sleuth.solver.search.bounds import fill as _fill
+from sleuth.solver.search.compiled import CompiledSearch
+from sleuth.solver.search.refusals import require_optimal
 
 SETTLED = 256  # the largest set whose own secrets are tried first (settled)
 
@@ -95,7 +95,7 @@ class OptimalSearch:
         self.all_allowed = np.ones(len(self.queries), dtype=bool)
         self.all_queries = np.arange(len(self.queries), dtype=np.int64)
         self.nodes = 0
-        # sets solved whole in compiled code (optimal_kernel.py), where that gives the same
+        # sets solved whole in compiled code (search/compiled.py), where that gives the same
         # answers; `compiled` False: this search alone (the reference the tests compare)
         self.compiled = CompiledSearch(self) if compiled and CompiledSearch.applies(self) \
             else None

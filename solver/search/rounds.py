@@ -28,7 +28,7 @@ from sleuth.solver.infoset.goals import goal_classes
 from sleuth.solver.infoset.outcomes import OutcomeTable
 from sleuth.solver.infoset.queries import Candidates, Query, has_stop
 from sleuth.solver.infoset.rounds import RoundRule
-from sleuth.solver.strategies.base import require_optimal
+from sleuth.solver.search.refusals import require_optimal
 
 Value = tuple[int, int, int, int]  # (rounds total, queries total, worst rounds, its queries)
 ZERO: Value = (0, 0, 0, 0)

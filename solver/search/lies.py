@@ -123,12 +123,10 @@ class LieSearch:
                           hint="this is a bug in Sleuth; please report it")
 
 
-def proven(search: LieSearch, depth: int, top: int) -> dict[str, Any]:
+def proven_against_lies(search: LieSearch, depth: int, top: int) -> dict[str, Any]:
+    """What the search proves: the least worst case against lies (no total)."""
     return {"total": None, "worst": depth, "order": "worst case against lies",
             "nodes": search.nodes, "top": top}
-
-
-
 
 
 def make_lie_search(candidates: Candidates, worst_first: bool, top: int) -> LieSearch:
@@ -139,4 +137,6 @@ def make_lie_search(candidates: Candidates, worst_first: bool, top: int) -> LieS
         raise SleuthError(f'{option("top")} is not available against lies',
                           hint=f'drop {option("top")}: the lie search tries one query per class')
     return LieSearch(candidates)
-__all__ = ["LieSearch", "make_lie_search", "proven"]
+
+
+__all__ = ["LieSearch", "make_lie_search", "proven_against_lies"]
