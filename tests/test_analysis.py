@@ -156,6 +156,7 @@ def test_report_files(tmp_path):
     assert data["lengths"]["histogram"] == {"3": 24}
 
 
+@pytest.mark.e2e
 @needs_chromium
 def test_report_renders_in_headless_chromium(tmp_path):
     out = tmp_path / "report"

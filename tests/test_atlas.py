@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sleuth.solver.interfaces.cli import cli
@@ -20,6 +21,7 @@ def run(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.e2e
 def test_atlas_numbers_are_evaluate_s(tmp_path: Path) -> None:
     wide = tmp_path / "wide-mastermind.yaml"  # 2,401 secrets: sampled, 500 of them
     wide.write_text((ROOT / "specs" / "mastermind.yaml").read_text()
@@ -53,6 +55,7 @@ def test_atlas_numbers_are_evaluate_s(tmp_path: Path) -> None:
     assert on_disk["games"] == atlas["games"]
 
 
+@pytest.mark.e2e
 def test_atlas_kinds_lies_random_answers_observations(tmp_path: Path) -> None:
     """Against lies the optimal column is `optimal-worst`'s proven worst case; random
     answers are seeded games, as `sleuth bench` plays them; a game of observations only

@@ -188,7 +188,8 @@ def test_a_search_within_a_limit_is_exact_or_a_bound(n, ships, sample):
         assert value == truth if known else limit < value <= truth
 
 
-@pytest.mark.parametrize("n, ships", BOARDS + [(4, {"cruiser": 2, "destroyer": 2})])
+@pytest.mark.parametrize("n, ships", BOARDS + [pytest.param(4, {"cruiser": 2, "destroyer": 2},
+                                                          marks=pytest.mark.slow)])
 def test_symmetries_keep_the_tree(n, ships, monkeypatch, tmp_path):
     """The same tree, query for query, with the board's symmetries sharing table entries
     and without them (rule K holds on a set found through its image)."""

@@ -17,7 +17,7 @@ import sleuth
 from tests.conftest import needs_chromium
 from tests.test_serve import mastermind_feedback, mastermind_pairs
 
-pytestmark = [pytest.mark.slow, needs_chromium]
+pytestmark = [pytest.mark.e2e, needs_chromium]
 
 
 def until(page, expression: str, timeout: float = 60.0) -> None:

@@ -15,7 +15,7 @@ from sleuth.solver.interfaces.cli import cli
 from tests.conftest import ROOT, needs_chromium
 from tests.test_browser import choose, open_page, until
 
-pytestmark = [pytest.mark.slow, needs_chromium]
+pytestmark = [pytest.mark.e2e, needs_chromium]
 
 
 def test_a_minesweeper_game_on_its_board(page, site):

@@ -17,6 +17,8 @@ pytest.importorskip("dask.distributed")
 from sleuth.solver.evaluation.cluster import LOOPBACK_HTTP  # noqa: E402
 from sleuth.solver.interfaces.cli import main as sleuth  # noqa: E402
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 GAMES = [["mastermind", "--set", "pegs=3", "--set", "colours=4"],
          ["black-peg-mastermind", "--set", "pegs=3", "--set", "colours=3"]]
 

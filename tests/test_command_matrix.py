@@ -7,13 +7,16 @@ every `--json` output parses as one JSON object (a list for `check`). The strate
 options are read from their declarations: a sampled strategy is given fixed work, `tree`
 a tree written by `evaluate --tree` first.
 
-Two runners. The default tier runs every `--json` command (the machine-read output,
-where a missing key raises) in children forked from one Python process that imported the
-script's entry point (`cli.run`) once: each child has its own stdin, stdout and stderr,
-and an uncaught exception is printed and ends it as the script's would, so the code path
-is the script's without the interpreter's start and imports paid a thousand times. The
-slow tier runs the whole matrix, text and `--json`, through the installed `sleuth`
-script, once per command, as a user does.
+Two runners, three tiers. The forked runner runs `--json` commands (the machine-read
+output, where a missing key raises) in children forked from one Python process that
+imported the script's entry point (`cli.run`) once: each child has its own stdin, stdout
+and stderr, and an uncaught exception is printed and ends it as the script's would, so
+the code path is the script's without the interpreter's start and imports paid a
+thousand times. The default tier runs it on KINDS, a spec of each kind a strategy
+treats apart (plain, a static plan's, lies, a cover goal, random answers) with every
+strategy; the end-to-end tier on every spec. The slow tier runs the whole matrix,
+text and `--json`, through the installed `sleuth` script, once per command, as a user
+does.
 
 MINUTES names the pairs that take minutes at the smallest size their spec has (the exact
 searches over Wordle's word lists, Clue's exhaustive scoring of 324 suggestions by model
@@ -66,6 +69,12 @@ SMALL: dict[str, dict[str, object]] = {
     "ulam": {"n": 4},
     "wordle": {"answers_only": "true"},
 }
+# a spec of each kind a strategy treats apart, for the default tier: plain with proofs
+# and a static plan (mastermind, counterfeit-coin), lies (mastermind-lie, ulam), a cover
+# goal (battleship) and random answers (noisy-guess-who). Rounds (turing-machine, whose
+# every command loads for seconds) are in the end-to-end tier's whole matrix.
+KINDS = ["mastermind", "counterfeit-coin", "mastermind-lie", "ulam", "battleship",
+         "noisy-guess-who"]
 # (spec, strategy) pairs that take minutes at the smallest size the spec has
 MINUTES = {
     *(("hangman", s) for s in ("optimal", "optimal-worst")),
@@ -262,13 +271,25 @@ def _found(batches: list[list[tuple[str, bool, list[str]]]],
             for p in problems(what, as_json, argv, done)]
 
 
-def test_every_json_command_ends_in_a_result_or_a_clear_error(tmp_path):
-    """Every `--json` command of the matrix, every spec, each in a child of one process
-    (and the minimax text runs that write the trees `tree` plays back)."""
+def json_matrix(specs: list[str], folder: str) -> list[str]:
+    """The problems of every `--json` command of `specs`' matrix, each in a child of one
+    process (and the minimax text runs that write the trees `tree` plays back)."""
     batches = [[c for c in b if c[1] or c[0] == "minimax"]
-               for spec in sorted(SMALL) for b in _batches(spec, str(tmp_path))]
+               for spec in specs for b in _batches(spec, folder)]
     results = run_forked([[argv for _, _, argv in batch] for batch in batches])
-    found = _found(batches, results)
+    return _found(batches, results)
+
+
+def test_every_strategy_json_on_each_kind_of_spec(tmp_path):
+    """Every strategy's `--json` (and check, info) on a spec of each kind."""
+    found = json_matrix(KINDS, str(tmp_path))
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.e2e
+def test_every_json_command_ends_in_a_result_or_a_clear_error(tmp_path):
+    """Every `--json` command of the matrix, every spec."""
+    found = json_matrix(sorted(SMALL), str(tmp_path))
     assert not found, "\n".join(found)
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 SPEC = str(ROOT / "specs" / "mastermind.yaml")
 
 

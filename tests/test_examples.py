@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 EXAMPLES = ROOT / "examples"
 
 

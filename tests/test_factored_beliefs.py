@@ -91,7 +91,8 @@ def random_events(game, rng, steps: int) -> list[Event]:
     return events
 
 
-@pytest.mark.parametrize("fleet", FLEETS)
+@pytest.mark.parametrize("fleet", [f if f == "three" else pytest.param(f, marks=pytest.mark.slow)
+                                   for f in FLEETS])  # (the 4 x 4 fleets: seconds each)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_fleet_beliefs_agree_with_the_enumerated_backend(fleet: str, seed: int) -> None:
     game = load_game(SPEC, FLEETS[fleet])

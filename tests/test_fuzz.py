@@ -153,6 +153,7 @@ MUTATIONS = st.lists(st.tuples(
     st.integers(0, 10**6), st.integers(0, 10**6)), min_size=1, max_size=4)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(name=st.sampled_from(sorted(SPECS)), ops=MUTATIONS)
 def test_mutated_spec_files_give_results_or_sleuth_errors(name, ops):

@@ -28,6 +28,7 @@ from sleuth.compiler.vectorise import Ctx
 from tests.conftest import SPECS, enumerable, game, sampled_hypotheses
 
 SPEC_NAMES = [p.stem for p in SPECS]
+HEAVY = {"clue", "turing-machine"}  # seconds per example: the slow tier
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 
 
@@ -40,7 +41,7 @@ def feedback_queries(name: str) -> list[str]:
     return [a.name for a in game(name).actions() if a.feedback is not None]
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "clue"
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY
                                   else n for n in SPEC_NAMES])
 @SETTINGS
 @given(data=st.data())
@@ -95,7 +96,8 @@ def action_expressions(action: CheckedAction) -> list[ir.Node]:
     return out
 
 
-@pytest.mark.parametrize("name", SPEC_NAMES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY
+                                  else n for n in SPEC_NAMES])
 @SETTINGS
 @given(data=st.data())
 def test_every_expression_kernel_equals_interpreter(name, data):

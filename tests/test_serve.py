@@ -23,6 +23,8 @@ from sleuth.solver.interfaces.web.app import create_app
 from sleuth.solver.interfaces.web.library import MAX_UPLOAD
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 LOCAL = "http://127.0.0.1:8000"  # the Host a test client sends: the server's own
 
 

@@ -16,6 +16,8 @@ from sleuth.solver.infoset import backends
 from sleuth.solver.infoset.backends import prior_belief
 from tests.test_serve import mastermind_feedback, mastermind_pairs
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 
 def minesweeper_answer(cell: int, field: tuple[int, ...], cols: int = 4) -> str:
     """Written here: 'mine', or the mines among the up to eight neighbours."""

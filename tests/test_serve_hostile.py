@@ -31,6 +31,8 @@ from sleuth.solver.interfaces.web.resources import MAX_BODY, MAX_REQUEST
 from tests.test_serve import mastermind_feedback
 from tests.test_serve_load import start_server
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 LOCAL = "http://127.0.0.1:8000"
 BOUND_MB = 64  # what any one body may cost the server, above its peak before it
 SPEC = ("game: Pick\ndomains: {D: {range: '1..3'}}\nsecret: {x: D}\n"

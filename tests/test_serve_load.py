@@ -22,7 +22,7 @@ import pytest
 from sleuth.solver.interfaces.web.app import create_app, serving
 from tests.test_serve import mastermind_feedback
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 CLIENTS = 20
 
 

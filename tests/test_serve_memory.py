@@ -19,6 +19,8 @@ from sleuth.solver.interfaces.web.cache import Cache, reachable_bytes
 from tests.test_serve import mastermind_feedback
 from tests.test_serve_load import free_port
 
+pytestmark = pytest.mark.e2e  # the second tier: end to end
+
 
 def test_the_least_recently_used_goes_first_and_the_newest_stays():
     dropped = []

@@ -37,6 +37,7 @@ def calibration(tmp_path, monkeypatch):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("coins, ismcts, ises", [(9, [7, 2], [5]), (12, [3], [11, 4])])
 def test_each_agent_runs_at_its_calibrated_work(calibration, tmp_path, coins, ismcts, ises):
     first = tournament.play("specs/counterfeit-coin.yaml", {"coins": coins}, args(),

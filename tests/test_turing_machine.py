@@ -101,6 +101,7 @@ def card(n: int, x: tuple[int, int, int]) -> list[bool]:
     return table[n]
 
 
+@pytest.mark.slow
 def test_every_card_criterion_equals_the_rulebook_transcription(tmp_path):
     """The spec's `crit` def (its own text, through the kernels) on every code, against
     card() above, for all 48 cards."""
@@ -212,7 +213,8 @@ def evaluate_json(capsys, cards: tuple[int, ...], strategy: str, *more: str) -> 
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("name", PROBLEMS)
+@pytest.mark.parametrize("name", [n if n == "booklet 01" else
+                                  pytest.param(n, marks=pytest.mark.slow) for n in PROBLEMS])
 def test_optimal_rounds_then_checks_equal_the_brute_force(capsys, name):
     cards, _ = PROBLEMS[name]
     got = evaluate_json(capsys, cards, "optimal")
@@ -307,6 +309,7 @@ def test_rounds_errors_are_located(rounds, message):
     assert "two.yaml:10:" in str(err.value)
 
 
+@pytest.mark.slow
 def test_optimal_worst_takes_the_fewest_rounds_in_the_worst_game(capsys):
     cards = PROBLEMS["booklet 02"][0]
     worst = evaluate_json(capsys, cards, "optimal-worst")["rounds"]["worst_game"]

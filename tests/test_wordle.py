@@ -146,6 +146,7 @@ def test_a_guess_equal_to_the_answer_is_a_possible_secret(game):
         ["".join(game.hypotheses.value(i)["answer"]) for i in range(3)]
 
 
+@pytest.mark.slow
 def test_evaluate_with_a_forced_opener(tmp_path, capsys):
     tree = tmp_path / "t.json"
     main(["evaluate", str(WORDLE), "--strategy", "minimax", "--first", "salet",
@@ -176,6 +177,7 @@ def test_play_takes_words_and_marks(capsys, monkeypatch):
     assert "guess w=crane -> marks=bbbbb" in out
 
 
+@pytest.mark.slow
 def test_the_entropy_opener_and_every_answer_solved(game):
     ev = evaluate_strategy(game, make_strategy("entropy", Candidates(game)), "wordle")
     assert len(ev.lengths) == 2315 and ev.first_query["args"]["w"] == list("soare")
@@ -260,6 +262,7 @@ def _paths(node: dict, path: list[tuple[str, str]]):
         yield from _paths(branch, path + [(guess, marks)])
 
 
+@pytest.mark.slow
 def test_hard_mode_keeps_every_hint(tmp_path, capsys):
     tree = tmp_path / "hard.json"
     main(["evaluate", str(WORDLE), "--set", "hard=true", "--set", "answers_only=true",
