@@ -29,7 +29,7 @@ from sleuth.compiler import load_game
 from sleuth.compiler.cnf import projected_count
 from sleuth.compiler.counters.approx import EPSILON
 from sleuth.solver.infoset.counted import CountedBelief
-from sleuth.solver.infoset.observe import read_observations
+from sleuth.solver.interfaces.reading import read_observations
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -33,11 +33,12 @@ import numpy as np
 from sleuth.compiler import Budget, load_game
 from sleuth.compiler.cnf import projected_count
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
-from sleuth.solver.evaluation.transcript import parse_secret, play_secret
+from sleuth.solver.evaluation.transcript import play_secret
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.counted import CountedBelief
 from sleuth.solver.infoset.observe import Event, apply_event
 from sleuth.solver.infoset.queries import Candidates
+from sleuth.solver.interfaces.reading import parse_secret
 from sleuth.solver.strategies import make_strategy
 
 SPEC = Path(__file__).resolve().parent.parent / "specs" / "mastermind.yaml"

@@ -26,8 +26,9 @@ from sleuth.compiler.game import load_game_text
 from sleuth.compiler.interpret import evaluate
 from sleuth.compiler.likelihood import answer_matrix
 from sleuth.solver.infoset.belief import Belief, InconsistentObservations
-from sleuth.solver.infoset.observe import Event, apply_event, make_event, read_observations
+from sleuth.solver.infoset.observe import Event, apply_event, make_event
 from sleuth.solver.interfaces.cli import cli, main
+from sleuth.solver.interfaces.reading import read_observations
 from tests.conftest import ROOT, game
 
 INKOGNITO = ROOT / "specs" / "inkognito.yaml"

@@ -97,7 +97,8 @@ def test_compile_counts_with_the_chosen_backend(tmp_path):
         counts[backend] = json.loads(out.stdout)["hypotheses"]
     game = load_game("mastermind")
     b = Belief.prior(game)
-    from sleuth.solver.infoset.observe import apply_event, read_observations
+    from sleuth.solver.infoset.observe import apply_event
+    from sleuth.solver.interfaces.reading import read_observations
     for event in read_observations(game, str(obs)):
         b = apply_event(b, event)
     assert counts == dict.fromkeys(counts, b.size)

@@ -186,8 +186,7 @@ def test_unknown_or_repeated_names_in_typed_values_are_errors():
     """--secret nope=1 names the variables; a feedback typo names the component; a name
     given twice is refused (it used to take the last)."""
     from sleuth.compiler.errors import ObservationError
-    from sleuth.solver.evaluation.transcript import parse_secret
-    from sleuth.solver.infoset.observe import parse_outcome_text
+    from sleuth.solver.interfaces.reading import parse_outcome_text, parse_secret
     from tests.conftest import game
 
     g = game("mastermind")

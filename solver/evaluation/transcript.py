@@ -22,17 +22,14 @@ from sleuth.compiler.api import (
     answer_matrix,
     answer_value,
     coerce,
-    coerce_text,
     domain_size,
-    option,
     rank_of,
-    said,
     show_value,
 )
 from sleuth.solver.infoset.belief import Belief
 from sleuth.solver.infoset.cover import Cover
 from sleuth.solver.infoset.goals import ambiguous, goal_reached, goal_values
-from sleuth.solver.infoset.observe import Event, apply_event, assign_words, split_words
+from sleuth.solver.infoset.observe import Event, apply_event
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
 from sleuth.solver.infoset.rounds import RoundRule
 from sleuth.solver.strategies import Strategy
@@ -95,29 +92,6 @@ class Transcript:
             out.update(guess={k: show_value(v) for k, v in self.guess.items()},
                        posterior=self.posterior, correct=self.correct)
         return out
-
-
-def parse_secret(game: Game, items: tuple[str, ...] | list[str],
-                 listed: bool = True) -> tuple[Game, int]:
-    """`--secret name=value` (or one bare value when the secret has one variable) -> the
-    game whose hypothesis table holds it and its index there: the game itself, or (when
-    the hypotheses are not `listed`: the symbolic backend) a one-hypothesis table."""
-    variables = game.model.secret
-    names = [v.name for v in variables]
-    words = [w for item in items for w in split_words(item)]
-    raw = assign_words(names, words, "the secret", "variable")
-    values = {}
-    for v in variables:
-        if v.name not in raw:
-            raise ObservationError(f"{option('secret')} needs a value for '{v.name}' "
-                                   f"({v.domain.describe()})", hint=said(
-                                       " ".join(f"--secret {n}=..." for n in names),
-                                       "secret={" + ", ".join(f"{n!r}: ..." for n in names) + "}"))
-        try:
-            values[v.name] = coerce_text(v.domain, raw[v.name])
-        except ValueError as err:
-            raise ObservationError(f"{option('secret')} {v.name}: {err}") from None
-    return locate_secret(game, values, listed)
 
 
 def secret_values(game: Game, secret: Any) -> dict[str, Any]:
@@ -248,4 +222,4 @@ def play_secret(game: Game, strategy: Strategy, secret: int, seed: int = 0,
 
 
 __all__ = ["SECRET_STREAM", "Step", "Transcript", "hypothesis_index", "hypothesis_rank",
-           "locate_secret", "outcome", "parse_secret", "play_secret", "secret_values"]
+           "locate_secret", "outcome", "play_secret", "secret_values"]

@@ -35,11 +35,10 @@ from sleuth.solver.infoset.observe import (
     count_text,
     format_value,
     hypothesis_text,
-    parse_outcome_text,
-    parse_query_text,
     query_text,
 )
 from sleuth.solver.infoset.queries import AnyBelief, Query, Stopper, has_stop
+from sleuth.solver.interfaces.reading import parse_outcome_text, parse_query_text
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.strategies import Strategy
 from sleuth.solver.wording import counted, plural

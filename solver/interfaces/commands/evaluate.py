@@ -14,7 +14,7 @@ from sleuth.compiler.api import SleuthError, coerce, option, resident_cap, spec_
 from sleuth.solver.evaluation.cluster import Recipe, Workers
 from sleuth.solver.evaluation.evaluate import evaluate_strategy
 from sleuth.solver.infoset.backends import choose_backend, prior_belief
-from sleuth.solver.infoset.observe import parse_query_text, query_text
+from sleuth.solver.infoset.observe import query_text
 from sleuth.solver.infoset.queries import Query
 from sleuth.solver.interfaces.options import (
     backend_option,
@@ -25,6 +25,7 @@ from sleuth.solver.interfaces.options import (
     split,
     strategy_options,
 )
+from sleuth.solver.interfaces.reading import parse_query_text
 from sleuth.solver.strategies.trees import verify_tree, write_tree
 from sleuth.solver.wording import counted, plural
 

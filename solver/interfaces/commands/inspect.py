@@ -10,7 +10,7 @@ import click
 
 from sleuth.compiler.api import SleuthError, show_value
 from sleuth.solver.infoset.backends import BACKENDS, choose_backend, prior_belief
-from sleuth.solver.infoset.observe import apply_event, read_observations
+from sleuth.solver.infoset.observe import apply_event
 from sleuth.solver.infoset.reachable import describe_values
 from sleuth.solver.interfaces.options import (
     backend_option,
@@ -20,6 +20,7 @@ from sleuth.solver.interfaces.options import (
     make_console,
     split,
 )
+from sleuth.solver.interfaces.reading import read_observations
 from sleuth.solver.interfaces.session import write_atomically
 from sleuth.solver.interfaces.summary import summarise
 from sleuth.solver.wording import counted

@@ -12,7 +12,7 @@ import click
 import numpy as np
 
 from sleuth.compiler.api import SleuthError, show_value
-from sleuth.solver.evaluation.transcript import SECRET_STREAM, parse_secret, play_secret
+from sleuth.solver.evaluation.transcript import SECRET_STREAM, play_secret
 from sleuth.solver.infoset.backends import choose_backend, lists_hypotheses, prior_belief
 from sleuth.solver.infoset.observe import (
     apply_event,
@@ -21,7 +21,6 @@ from sleuth.solver.infoset.observe import (
     format_value,
     hypothesis_text,
     query_text,
-    read_observations,
 )
 from sleuth.solver.interfaces.options import (
     backend_option,
@@ -41,6 +40,7 @@ from sleuth.solver.interfaces.play import (
     marginal_table,
     table_rows,
 )
+from sleuth.solver.interfaces.reading import parse_secret, read_observations
 from sleuth.solver.interfaces.session import Session
 from sleuth.solver.wording import counted, plural
 
