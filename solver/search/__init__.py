@@ -1,6 +1,6 @@
 """The exact searches: one protocol (engines.py, `Engine`) and its engines, registered here.
 
-    lies     the least worst case against a liar, over lie states (lies.py)
+    lies     the least worst case when answers may lie, over lie states (lies.py)
     rounds   a game played in rounds: rounds, then queries (rounds.py)
     cover    a game with a cover goal: the queries that miss (cover.py)
     plain    every other game: total and worst case (plain.py; compiled.py runs it

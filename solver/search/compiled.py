@@ -9,7 +9,7 @@ the total and the depth, then tie-break K), the same pruning (size bounds; each 
 floor one query deeper, read by column where the search would; what the table knows
 of a part), the set's own secrets tried first (the search's `settled`), and the same
 answer: the least (total, worst case, K rank) of any tree, within a depth budget when
-there is one; on MM(4,6) it searches the 5,858 sets the Python search does.
+there is one; it searches the same sets the Python search does.
 
 Its table (search/table.py) keeps every set solved, as the search's dict does; the
 search keeps the sets it hands over, and `plan` asks the kernel again for those below.
@@ -407,8 +407,7 @@ class CompiledSearch:
         part inherits from its parent (a group listed element by element) are used here;
         transpositions, found afresh per set, are not. With a listed group, or none, the
         kernel takes every set, and searches the sets the Python search would, node for
-        node (MM(4,6): 5,858 sets each). Otherwise only
-        sets of up to SMALL, where few symmetries exist."""
+        node. Otherwise only sets of up to SMALL, where few symmetries exist."""
         symmetry = self.search.symmetry
         if symmetry is self._seen:
             return

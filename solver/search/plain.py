@@ -208,9 +208,10 @@ class OptimalSearch:
         gives a tree that meets both size bounds (lb_total[n], lb_worst[n]): no tree is
         better, and no other query comes before it in the search's order (those bounds,
         then rule K, which puts the set's own secrets first, by index). The secrets are
-        scored alone, not every query (on MM(5,8) a part of a few codes otherwise scores
-        32,768). Only for sets of at most SETTLED, without --top (whose order is cut) or
-        a history rule; None otherwise, or when no secret meets the bounds."""
+        scored alone, not every query (a part of a few secrets would otherwise score
+        every query of a large game). Only for sets of at most SETTLED, without --top
+        (whose order is cut) or a history rule; None otherwise, or when no secret meets
+        the bounds."""
         n = len(hyps)
         if self.top or self.rules is not None or not self.secret_like or n > SETTLED:
             return None

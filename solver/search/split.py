@@ -50,12 +50,10 @@ SPLIT = 256  # a first query's part of fewer secrets is never split again
 # A larger part is split again only when its cost is more than FAIR times the workers'
 # even share of its level's, the cost of a part of n secrets taken as n ** COST. A part
 # below that share keeps its whole search on one worker, with one table, and the parts
-# balance as they are (MM(4,8) on 2 workers: 51 s split again, 42 s whole). The search
-# time grows with n at a rate that differs from game to game: as n^2.2 over MM(4,8)'s
-# first parts (500 secrets 2.0 s, 976 secrets 8.6 s), as n^9 between another game's two
-# largest (1,260 secrets 25 s, 1,440 secrets 84 s; docs/solver.md). The cube tells both
-# apart: that 1,440 part is 54% of its level's cost (split again on 2 workers),
-# MM(4,8)'s 976 part 42% (whole).
+# balance as they are. The search time grows with n at a rate that differs from game to
+# game (docs/solver.md measures two, near n^2 and n^9); the cube tells the two apart,
+# splitting again the part that dominates its level and leaving whole the one that
+# does not.
 FAIR, COST = 1.0, 3
 EXACT_BELOW = 8  # upper_bound solves the sets of at most this many secrets exactly
 # ... with no symmetry known to map them onto themselves: finding a set's stabiliser
@@ -188,8 +186,8 @@ def open_part(recipe: Recipe, k: int, workers: int) -> tuple[bytes, tuple] | Non
     before the driver has built its own and found the parts: the k-th part `opening`
     gives at the prior, solved as `solve_part` solves it, with the part's bytes for the
     driver to check that it is the one it sends (`_checked`). None where there is none
-    or the search does not split. The driver's first parts reached MM(4,8)'s workers
-    0.5 s after their builds had ended (docs/results.md)."""
+    or the search does not split. Without it the workers would wait, once built, for
+    the driver's first parts (docs/solver.md)."""
     with recipe.built() as (_, strategy):
         hyps = strategy.split_root()
         parts = [] if hyps is None else opening(strategy.search, hyps, workers)
