@@ -2,6 +2,7 @@
 
     load_game(path) -> Game     a spec loaded, checked and compiled (kernels, spaces)
     in_child(step) -> Ending    a step in a forked child, under a time and memory cap
+    crash(what, end)            the error for a child that crashed or died
     PlanFormula                 k queries as unknowns (a static plan for a SAT solver)
     Game                        hypotheses, query spaces, feedback kernels, likelihoods,
                                 the symbolic space for counting backends
@@ -49,7 +50,15 @@ from sleuth.compiler.errors import (
     speak_as,
 )
 from sleuth.compiler.game import Game, load_game, load_game_text, parse_overrides
-from sleuth.compiler.guard import SLACK_MB, Ending, add_reporter, in_child, reporting, resident_cap
+from sleuth.compiler.guard import (
+    SLACK_MB,
+    Ending,
+    add_reporter,
+    crash,
+    in_child,
+    reporting,
+    resident_cap,
+)
 from sleuth.compiler.interpret import evaluate as interpret
 from sleuth.compiler.invariance import (
     legality_interchangeable,
@@ -73,7 +82,7 @@ from sleuth.compiler.values import coerce, coerce_text
 __all__ = [
     "COUNTERS", "BackendError", "BoolT", "Budget", "BudgetError", "CheckedAction", "Counter",
     "Document", "Ending", "PlanFormula", "SLACK_MB", "add_reporter", "resident_cap",
-    "held_value", "in_child",
+    "crash", "held_value", "in_child",
     "Domain", "EnumT", "EvaluationError", "Game", "IntT", "Loc", "Memo", "ObservationError",
     "RecordT", "SeqT", "SetT", "SleuthError", "SpecError", "answer_is_legal",
     "answer_likelihood", "answer_matrix", "answer_value", "bundled_specs", "coerce",

@@ -25,15 +25,17 @@ import pickle
 import resource
 import select
 import signal
+import sys
 import tempfile
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from sleuth.compiler import parallel
 from sleuth.compiler.errors import BackendError, BudgetError, SleuthError
 
 STATUS = "/proc/self/status"
@@ -152,16 +154,19 @@ class Ending:
             any(w in said for w in MEMORY_WORDS) or self.status == "signal SIGKILL"))
 
 
-def _run(step: Callable[[], Any], limit: int, out: int, quiet_stdout: bool) -> None:
-    """The child's side: run step() under the address-space limit, send one pickled
-    (kind, value) to `out`, and leave without running the parent's exit handlers."""
+def _run(step: Callable[[], Any], limit: int, out: int, quiet_stdout: bool,
+         serial: bool) -> None:
+    """The child's side: run step() under the address-space limit (its threaded kernels
+    on one thread when `serial`: see `_forking`), send one pickled (kind, value) to
+    `out`, and leave without running the parent's exit handlers."""
     try:
         if quiet_stdout:  # a library's progress lines are not the command's output
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         if limit:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         try:
-            message: tuple[str, Any] = ("ok", step())
+            with parallel.one_thread() if serial else nullcontext():
+                message: tuple[str, Any] = ("ok", step())
         except SleuthError as e:
             message = ("error", e)
         except MemoryError:
@@ -200,24 +205,31 @@ def _status(wait_status: int) -> str:
 
 def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
              timeout: float | None = None, quiet_stdout: bool = False,
-             what: str = "a step in a child process") -> Ending:
+             what: str = "a step in a child process", hold: tuple[Any, ...] = (),
+             started: Callable[[int], None] | None = None) -> Ending:
     """step() in a forked child (address space capped at what this process maps plus
     memory_mb MiB; killed after `timeout` seconds); how it ended. The reporters hear of
-    `what` every TICK seconds while it works."""
+    `what` every TICK seconds while it works. The locks in `hold` are held across the
+    fork (see `_forking`); `started(pid)` is told the child's pid (a caller that may
+    give the step up kills it: the step then ends as "died", signal SIGKILL)."""
     base = mapped_bytes() if memory_mb is not None else 0
     limit = base + memory_mb * 2**20 if base and memory_mb is not None else 0
+    serial = threading.current_thread() is not threading.main_thread()
     with tempfile.TemporaryFile() as err:
         read, write = os.pipe()
-        pid = os.fork()
+        with _forking(hold):
+            pid = os.fork()
         if pid == 0:  # the child: it never returns into the parent's code
             try:
                 _die_with_parent()
                 os.close(read)
                 os.dup2(err.fileno(), 2)  # its last words, kept for the parent
-                _run(step, limit, write, quiet_stdout)
+                _run(step, limit, write, quiet_stdout, serial)
             finally:
                 os._exit(1)
         os.close(write)
+        if started is not None:
+            started(pid)
         data, timed_out, reported = bytearray(), False, False
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
@@ -254,6 +266,35 @@ def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
         return Ending("died", status=status, last_words=last)
     kind, value = pickle.loads(bytes(data))
     return Ending(kind, value, status, last)
+
+
+@contextmanager
+def _forking(hold: tuple[Any, ...]) -> Iterator[None]:
+    """Around a fork: numba's compiler lock (where numba is loaded) and the locks in
+    `hold` are held, so that no lock the child may take is copied while another thread
+    has it (a compile in flight would leave the child's compiler lock taken for ever).
+    Off the main thread, numba's TBB pool may not survive the fork and prints a warning
+    saying so; the child then runs threaded kernels as their one-thread twins
+    (parallel.one_thread, in `_run`), never on that pool, and the warning is kept off
+    stderr for the instant of the fork."""
+    with ExitStack() as stack:
+        compiler_lock = sys.modules.get("numba.core.compiler_lock")
+        if compiler_lock is not None:
+            stack.enter_context(compiler_lock.global_compiler_lock)
+        for lock in hold:
+            stack.enter_context(lock)
+        if threading.current_thread() is threading.main_thread():
+            yield
+            return
+        saved = os.dup(2)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(quiet, 2)
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(quiet)
 
 
 def limited(step: Callable[[], Any], memory_mb: int, what: str, hint: str) -> Any:

@@ -129,3 +129,61 @@ def test_a_child_dies_with_its_parent():
             return False
 
     assert children and not any(running(c) for c in children)
+
+
+def test_a_lock_held_across_the_fork_is_free_in_the_child():
+    """`hold`: a lock another thread has when the step starts is waited for, so the child
+    never gets a copy of it taken (it would wait on it for ever: here, until `timeout`)."""
+    import threading
+
+    lock = threading.Lock()
+    taken, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with lock:
+            taken.set()
+            release.wait(5)
+
+    other = threading.Thread(target=holder)
+    other.start()
+    taken.wait(5)
+    threading.Timer(0.3, release.set).start()
+
+    def step() -> str:
+        with lock:
+            return "took it"
+
+    start = time.monotonic()
+    end = in_child(step, timeout=5, hold=(lock,))
+    other.join()
+    assert (end.kind, end.value) == ("ok", "took it")
+    assert time.monotonic() - start >= 0.25  # it waited for the other thread
+
+
+def test_a_step_given_up_is_killed_by_its_pid():
+    """`started(pid)`: the caller may kill the child; the step then ends as died, SIGKILL,
+    at once rather than after its work."""
+    import signal
+
+    start = time.monotonic()
+    end = in_child(lambda: time.sleep(30), started=lambda pid: os.kill(pid, signal.SIGKILL))
+    assert (end.kind, end.status) == ("died", "signal SIGKILL")
+    assert time.monotonic() - start < 5
+
+
+def test_a_child_forked_off_the_main_thread_runs_threaded_kernels_on_one_thread():
+    """A fork from a worker thread (the web server's) leaves numba's TBB pool unusable in
+    the child: the child runs the one-thread twins; from the main thread it need not."""
+    import threading
+
+    from sleuth.compiler import parallel
+
+    def threads() -> bool:
+        return parallel.threads_on()
+
+    assert in_child(threads).value == parallel.layer_loads()
+    got: list = []
+    worker = threading.Thread(target=lambda: got.append(in_child(threads)))
+    worker.start()
+    worker.join()
+    assert got[0].value is False
