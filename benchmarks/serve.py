@@ -90,6 +90,9 @@ async def client(http: httpx.AsyncClient, code: list[int], until: float,
     while time.perf_counter() < until:
         st = await call("GET", f"/api/sessions/{sid}")
         advice = await call("GET", f"/api/sessions/{sid}/suggest")
+        while advice is not None and advice.get("pending"):  # ask again, as the page does
+            await asyncio.sleep(0.2)
+            advice = await call("GET", f"/api/sessions/{sid}/suggest")
         if st is None or advice is None:
             continue
         if st.get("over") or not advice.get("suggestion"):
@@ -180,7 +183,11 @@ def play_run(args: argparse.Namespace) -> None:
             st = http.post("/api/sessions", json={"spec": "mastermind"}).json()
             while st["over"] is None:
                 t = time.perf_counter()
-                advice = http.get(f"/api/sessions/{st['id']}/suggest").json()
+                answer = http.get(f"/api/sessions/{st['id']}/suggest")
+                while answer.status_code == 202:  # still thinking: ask again, as the page
+                    time.sleep(0.2)
+                    answer = http.get(f"/api/sessions/{st['id']}/suggest")
+                advice = answer.json()
                 waits.append(time.perf_counter() - t)
                 guess = advice["suggestion"]["args"]["g"]
                 st = http.post(f"/api/sessions/{st['id']}/observe", json={

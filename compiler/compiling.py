@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -24,6 +25,16 @@ _listening = False
 _in_flight = 0  # compiles started and not ended (nested ones counted too)
 _done = 0  # compiles ended in this process
 _notes: list[Callable[[], None]] = []  # called at the next compile start, then dropped
+
+
+def _after_fork() -> None:
+    """In a forked child: a lock another thread of the parent held is free again."""
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _listen() -> None:

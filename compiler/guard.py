@@ -20,6 +20,7 @@ multiprocessing.Pool worker), which multiprocessing forbids to have children.
 
 from __future__ import annotations
 
+import _imp
 import os
 import pickle
 import resource
@@ -270,31 +271,71 @@ def in_child(step: Callable[[], Any], *, memory_mb: int | None = None,
 
 @contextmanager
 def _forking(hold: tuple[Any, ...]) -> Iterator[None]:
-    """Around a fork: numba's compiler lock (where numba is loaded) and the locks in
-    `hold` are held, so that no lock the child may take is copied while another thread
-    has it (a compile in flight would leave the child's compiler lock taken for ever).
+    """Around a fork: nothing the child may need is copied while another thread has it.
+
+    Numba's compiler lock (where numba is loaded) and the locks in `hold` are held (a
+    compile in flight would leave the child's compiler lock taken for ever), and so is
+    the interpreter's import lock, and the fork waits (up to QUIET seconds, letting go
+    of every lock between tries) until no other thread is inside an import: a module
+    lock copied while taken leaves the child waiting on that import for ever. Between
+    that look and the fork no other thread runs (the interpreter's switch interval is
+    raised for the instant).
+
     Off the main thread, numba's TBB pool may not survive the fork and prints a warning
     saying so; the child then runs threaded kernels as their one-thread twins
     (parallel.one_thread, in `_run`), never on that pool, and the warning is kept off
     stderr for the instant of the fork."""
-    with ExitStack() as stack:
-        compiler_lock = sys.modules.get("numba.core.compiler_lock")
-        if compiler_lock is not None:
-            stack.enter_context(compiler_lock.global_compiler_lock)
-        for lock in hold:
-            stack.enter_context(lock)
-        if threading.current_thread() is threading.main_thread():
-            yield
-            return
-        saved = os.dup(2)
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(quiet, 2)
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            os.close(quiet)
+    give_up = time.monotonic() + QUIET
+    while True:
+        with ExitStack() as stack:
+            compiler_lock = sys.modules.get("numba.core.compiler_lock")
+            if compiler_lock is not None:
+                stack.enter_context(compiler_lock.global_compiler_lock)
+            for lock in hold:
+                stack.enter_context(lock)
+            _imp.acquire_lock()
+            stack.callback(_imp.release_lock)
+            stack.callback(sys.setswitchinterval, sys.getswitchinterval())
+            sys.setswitchinterval(60.0)
+            if not _importing() or time.monotonic() > give_up:
+                stack.enter_context(_quiet_stderr())
+                yield
+                return
+        time.sleep(0.005)
+
+
+QUIET = 5.0  # seconds a fork waits for other threads' imports to end
+
+
+def _importing() -> bool:
+    """Whether a thread of this process is inside an import (holds a module's import
+    lock; the forking thread never is), as CPython's importlib keeps them."""
+    bootstrap = sys.modules.get("importlib._bootstrap")
+    for ref in list(getattr(bootstrap, "_module_locks", {}).values()):
+        lock = ref() if callable(ref) else ref
+        if lock is None:
+            continue
+        inner = getattr(lock, "lock", None)
+        if getattr(lock, "owner", None) is not None or (inner is not None and inner.locked()):
+            return True
+    return False
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Off the main thread, stderr goes nowhere for the block (see `_forking`)."""
+    if threading.current_thread() is threading.main_thread():
+        yield
+        return
+    saved = os.dup(2)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(quiet, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(quiet)
 
 
 def limited(step: Callable[[], Any], memory_mb: int, what: str, hint: str) -> Any:

@@ -3,6 +3,7 @@
     self.memo = Memo()                 an object's own store
     @memoised                          a computed attribute kept in self.memo
     memo.get(key, make)                compute once, by key
+    memo.own() / memo.put(key, value)  what a copy computed, adopted by the original
     memo.bounded(region, key, make)    kept while a region's byte budget allows (LRU)
 
 A derived object shares entries with the one it came from by naming a parent
@@ -21,6 +22,11 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 
+def _unshared(key: Hashable) -> bool:
+    """A memo with no parent shares no key (a function, not a lambda: a memo pickles)."""
+    return False
+
+
 class Memo:
     """Values computed once, by key; optionally bounded regions (least recently used out)."""
 
@@ -30,7 +36,7 @@ class Memo:
         self._regions: dict[str, OrderedDict[Hashable, tuple[Any, int]]] = {}
         self._held: dict[str, int] = {}  # bytes each region holds
         self._parent = parent
-        self._shared = shared or (lambda key: False)
+        self._shared = shared or _unshared
 
     def _owner(self, key: Hashable) -> Memo:
         if self._parent is not None and self._shared(key):
@@ -49,6 +55,11 @@ class Memo:
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._owner(key)._values
+
+    def own(self) -> dict[Hashable, Any]:
+        """The values this memo holds itself (not its parent's, nor its regions'): what
+        a copy of it computed, to be adopted by the original (`put` each one missing)."""
+        return dict(self._values)
 
     def bounded(self, region: str, key: Hashable, make: Callable[[], T],
                 size: Callable[[T], int], capacity: int, largest: int) -> T:

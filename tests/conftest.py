@@ -159,3 +159,15 @@ def page(browser, site):
     yield pg
     context.close()
 
+
+def advised(client, path: str, wait: float = 120.0):
+    """GET a suggestion as the page does: a 202 ("still thinking") is asked again until
+    the answer comes (or `wait` seconds pass); the last response."""
+    import time
+
+    deadline = time.monotonic() + wait
+    answer = client.get(path)
+    while answer.status_code == 202 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        answer = client.get(path)
+    return answer

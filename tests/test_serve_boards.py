@@ -14,6 +14,7 @@ import pytest
 import sleuth
 from sleuth.solver.infoset import backends
 from sleuth.solver.infoset.backends import prior_belief
+from tests.conftest import advised
 from tests.test_serve import mastermind_feedback, mastermind_pairs
 
 pytestmark = pytest.mark.e2e  # the second tier: end to end
@@ -101,7 +102,7 @@ def test_a_set_too_large_to_score_is_sampled_and_never_listed(client, monkeypatc
     sid = client.post("/api/sessions", json={"spec": "mastermind"}).json()["id"]
     for cells, scored in ((1296 * 1296, True), (1296 * 1296 - 1, False)):
         monkeypatch.setattr(worksheet, "SCORED_CELLS", cells)
-        s = client.get(f"/api/sessions/{sid}/suggest?strategy=auto").json()
+        s = advised(client, f"/api/sessions/{sid}/suggest?strategy=auto").json()
         assert s["scored"] is scored and bool(s["top"]) is scored
         assert s["strategy"] == ("entropy" if scored else "ises-sampled")
     settled = CountedBelief.settled
@@ -113,7 +114,7 @@ def test_a_set_too_large_to_score_is_sampled_and_never_listed(client, monkeypatc
     monkeypatch.setattr(CountedBelief, "settled", listing)
     sid = client.post("/api/sessions", json={"spec": "clue"}).json()["id"]
     monkeypatch.setattr(worksheet, "SCORED_CELLS", 10**9)
-    s = client.get(f"/api/sessions/{sid}/suggest?strategy=auto").json()
+    s = advised(client, f"/api/sessions/{sid}/suggest?strategy=auto").json()
     assert s["scored"] is False and s["strategy"] == "ises-sampled"
 
 
@@ -150,7 +151,7 @@ def test_a_cover_game_over_names_the_queries_still_to_ask(client):
     game = sleuth.load("battleship", **params)
     fleet = sleuth.simulate(game, "entropy", seed=4)["secret"]
     for _ in range(16):
-        s = client.get(f"/api/sessions/{st['id']}/suggest").json()["suggestion"]
+        s = advised(client, f"/api/sessions/{st['id']}/suggest").json()["suggestion"]
         answer = sleuth.feedback(game, fleet, "fire", s["args"])
         st = client.post(f"/api/sessions/{st['id']}/observe", json={
             "query": "fire", "args": s["args"], "outcome": answer}).json()

@@ -28,6 +28,7 @@ from starlette.testclient import TestClient
 from sleuth.solver.interfaces.web.app import create_app
 from sleuth.solver.interfaces.web.gate import COOKIE
 from sleuth.solver.interfaces.web.resources import MAX_BODY, MAX_REQUEST
+from tests.conftest import advised
 from tests.test_serve import mastermind_feedback
 from tests.test_serve_load import start_server
 
@@ -391,7 +392,7 @@ def test_the_printed_url_sets_the_token_and_the_game_plays_to_the_end(lan):
     st = lan.post("/api/sessions", json={"spec": "mastermind",
                                          "params": {"pegs": 2, "colours": 3}}).json()
     while st["over"] is None:
-        g = lan.get(f"/api/sessions/{st['id']}/suggest").json()["suggestion"]["args"]["g"]
+        g = advised(lan, f"/api/sessions/{st['id']}/suggest").json()["suggestion"]["args"]["g"]
         st = lan.post(f"/api/sessions/{st['id']}/observe", json={
             "query": "guess", "args": {"g": g}, "outcome": mastermind_feedback(g, code)}).json()
     assert st["over"]["solved"] and st["steps"][-1]["args"]["g"] == code
@@ -497,27 +498,19 @@ def test_ten_thousand_sessions_are_listed_by_pages_without_stalling_others(tmp_p
 def test_every_bundled_game_answers_a_suggestion_within_two_seconds(local):
     """The first answer comes within ANSWER seconds: the suggestion, or 202 "thinking"
     with a quick provisional query where the game allows one; asked again, the
-    strategy's own answer comes. The bound holds where no kernel is compiled during the
-    request: a first use compiles (numba holds the interpreter's lock in LLVM for
-    seconds, so no thread answers meanwhile), which the answer reports as `compiling`
-    and the issue leaves to that notice."""
-    from sleuth.compiler.api import bundled_specs, compiling
-    from sleuth.solver.interfaces.web import resources
+    strategy's own answer comes. The work runs in a forked child (web/forked.py), so a
+    kernel compiled or a long call holding the interpreter's lock there never delays the
+    server's answer: no game is exempt."""
+    from sleuth.compiler.api import bundled_specs
 
-    slowest, timed = 0.0, 0
+    took_each = {}
     for name in bundled_specs():
         sid = local.post("/api/sessions", json={"spec": name}).json()["id"]
-        compiles = compiling.compiled()
         start = time.perf_counter()
         first = local.get(f"/api/sessions/{sid}/suggest")
-        took = time.perf_counter() - start
+        took_each[name] = took = time.perf_counter() - start
         assert first.status_code in (200, 202), (name, first.text)
-        if compiling.compiled() == compiles and not compiling.compiling():
-            timed += 1
-            slowest = max(slowest, took)
-            # ANSWER, plus a second for a worker thread holding the interpreter's lock
-            # in a long numpy call when the timer fires (2.54 s seen in a CI run)
-            assert took < resources.ANSWER + 1.0, (name, took)
+        assert took < PROMISED, (name, took)
         answer = first.json()
         while first.status_code == 202:
             assert answer["thinking"]
@@ -527,8 +520,12 @@ def test_every_bundled_game_answers_a_suggestion_within_two_seconds(local):
             answer = first.json()
         assert first.status_code == 200, (name, first.text)
         assert answer["suggestion"] is not None or answer["note"], name
-    print(f"the slowest first answer: {slowest:.2f} s ({timed} games timed)")
-    assert timed >= len(bundled_specs()) // 2
+    slowest = max(took_each, key=took_each.get)
+    print(f"the slowest first answer: {slowest} {took_each[slowest]:.2f} s "
+          f"({len(took_each)} games)")
+
+
+PROMISED = 2.0  # seconds to a suggestion's first answer (the server answers by ANSWER)
 
 
 # -- malformed requests of every route: a JSON 4xx, never a 5xx

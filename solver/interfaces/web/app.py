@@ -23,7 +23,8 @@ changed), 403 (a foreign page, or no access token: web/gate.py), 404 (no such se
 job), 413 (too large), 415 (not JSON, or a zip compressed otherwise than deflate), 421
 (a Host that is not the server's), 422 (an upload whose spec does not load), 429 (a
 quota is full) or 500 (the server's own fault; nothing changed), never plain text.
-Computations run on worker threads, one at a time per worksheet. The page itself
+Requests run on worker threads, one at a time per worksheet, and a suggestion is worked
+out in a forked child (web/forked.py), so no computation delays an answer. The page itself
 (static/) ships in the package: no script or style comes from elsewhere, and its
 Content-Security-Policy says so.
 """

@@ -142,6 +142,7 @@ class Library:
         self.games.resize(key, measured(loaded, loaded.grown))
 
     def _dropped(self, key: Any, loaded: Loaded) -> None:
+        loaded.dropped = True
         for hear in self.dropped:
             hear(loaded)
 
@@ -154,10 +155,11 @@ class Loaded:
     def __init__(self, game: Game, grew: Callable[[Loaded], None] | None = None):
         self.game = game
         self.grown = 0
+        self.dropped = False  # the library let go of it (work still on it ends soon)
         self._grew = grew
         self._candidates: Candidates | None = None
         self._light: Candidates | None = None
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
 
     @property
     def light(self) -> Candidates:
@@ -168,7 +170,7 @@ class Loaded:
 
     @property
     def candidates(self) -> Candidates:
-        with self._lock:
+        with self.lock:
             if self._candidates is None:
                 before = resident_bytes()
                 candidates = Candidates(self.game)
@@ -178,6 +180,23 @@ class Loaded:
                 if self._grew is not None:
                     self._grew(self)
             return self._candidates
+
+    def detach(self) -> None:
+        """In a forked child (web/forked.py): growth is no longer reported to the cache
+        (the server adopts what the child sends back, and measures it then)."""
+        self._grew = None
+
+    def adopt(self, entries: dict[Any, Any]) -> None:
+        """Keep the game's memo entries a forked child computed (those still missing
+        here), counting the resident memory they take."""
+        before = resident_bytes()
+        memo = self.game.memo
+        for key, value in entries.items():
+            if key not in memo:
+                memo.put(key, value)
+        self.grown += max(0, resident_bytes() - before)
+        if self._grew is not None:
+            self._grew(self)
 
 
 __all__ = ["MAX_UPLOAD", "MEMORY_MB", "Library", "Loaded"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
 import time
@@ -24,7 +25,9 @@ from starlette.routing import Route
 from sleuth.compiler.api import BudgetError, SleuthError, compiling, show_value
 from sleuth.solver.infoset.backends import prior_belief
 from sleuth.solver.interfaces.summary import heading
+from sleuth.solver.interfaces.web.cache import give_back
 from sleuth.solver.interfaces.web.child import run_child
+from sleuth.solver.interfaces.web.forked import Forked
 from sleuth.solver.interfaces.web.forms import action_forms
 from sleuth.solver.interfaces.web.jobs import Jobs
 from sleuth.solver.interfaces.web.library import Library
@@ -33,6 +36,7 @@ from sleuth.solver.interfaces.web.uploads import MAX_DATA, MAX_UPLOAD, TooLarge,
 from sleuth.solver.interfaces.web.worksheet import (
     AUTO,
     PAGE,
+    Advice,
     Worksheet,
     list_sessions,
     new_session,
@@ -44,9 +48,13 @@ from sleuth.solver.strategies import STRATEGIES
 MAX_BODY = MAX_UPLOAD + MAX_DATA * 4 // 3 + 65536
 # any other request (a session, an observation, an analysis): refused unread beyond it
 MAX_REQUEST = 64 * 1024
-WAIT = 1.5  # seconds a suggestion request waits before it answers "pending" (202)
-ANSWER = 2.0  # seconds by which it answers, with a quick provisional query if one is ready
+QUICK_AFTER = 0.5  # seconds after which a quick provisional query is worked out beside it
+WAIT = 1.25  # seconds a suggestion request waits before it answers "pending" (202)
+# seconds by which it answers, with a quick provisional query if one is ready: the
+# promised 2 s, less room for the answer's own way to the page on a loaded machine
+ANSWER = 1.75
 PENDING = 32  # suggestions kept while they are worked out or not yet read
+CHILDREN = 2 * (os.cpu_count() or 1)  # suggestions worked out at once, each in a child
 ADVICE = (AUTO, "entropy", "minimax", "expected-size", "most-parts", "ises-sampled",
           "lookahead", "optimal", "random")  # what the page offers (a saved tree needs a file)
 
@@ -231,6 +239,9 @@ class Sessions:
         # ANSWER with 202 "pending" (saying whether kernels are being compiled, with the
         # quick query when it is ready) and the page asks again, finding the same work
         self.pending: dict[tuple, asyncio.Future] = {}
+        self.children: dict[tuple, Forked] = {}  # the pending work's children, by key
+        server.library.dropped.append(self.dropped)
+        self.room = threading.BoundedSemaphore(CHILDREN)
 
     def routes(self) -> list[Route]:
         return [Route("/api/sessions", self.list, methods=["GET"]),
@@ -302,20 +313,31 @@ class Sessions:
             raise SleuthError("top must be a number") from None
         top = min(max(top, 0), 50)
         key = (ws.id, len(ws.events), strategy, top)
+        self.moved_on(ws.id, key[1])
         start = time.monotonic()
-        work = self.working(key, lambda: ws.suggest(strategy, top))
+        work = self.working(key, self.forked(key, ws, lambda: ws.advice(strategy, top)))
+        quick = None
         try:
-            answer = await asyncio.wait_for(asyncio.shield(work), WAIT)
-        except TimeoutError:
-            quick = self.working(key[:2], ws.quick)
-            try:
-                first = await asyncio.wait_for(asyncio.shield(quick), max(
-                    0.0, ANSWER - (time.monotonic() - start)))
-            except (TimeoutError, SleuthError):  # none ready, or none this game can have
-                first = None
-            return JSONResponse({"pending": True, "thinking": True,
-                                 "compiling": compiling.compiling(), "provisional": first},
-                                status_code=202)
+            for until in (QUICK_AFTER, WAIT):
+                try:
+                    answer = await asyncio.wait_for(asyncio.shield(work), max(
+                        0.0, until - (time.monotonic() - start)))
+                    break
+                except TimeoutError:
+                    if quick is None:  # a provisional query is worked out beside it
+                        quick = self.working(key[:2], self.forked(key[:2], ws,
+                                                                  ws.first_guess))
+            else:
+                try:
+                    first = await asyncio.wait_for(asyncio.shield(quick), max(
+                        0.0, ANSWER - (time.monotonic() - start)))
+                except (TimeoutError, SleuthError):  # none ready, or none the game has
+                    first = None
+                child = self.children.get(key)
+                return JSONResponse({"pending": True, "thinking": True,
+                                     "compiling": compiling.compiling() or bool(
+                                         child and child.compiling),
+                                     "provisional": first}, status_code=202)
         finally:
             if work.done():
                 self.pending.pop(key, None)
@@ -329,8 +351,54 @@ class Sessions:
             for old in [k for k, w in self.pending.items() if w.done()][:-PENDING]:
                 del self.pending[old]
             work = asyncio.ensure_future(run_in_threadpool(start))
+            work.add_done_callback(_seen)
             self.pending[key] = work
         return work
+
+    def forked(self, key: tuple, ws: Worksheet,
+               advice_of: Callable[[], Advice]) -> Callable[[], Any]:
+        """Run on a worker thread: take the worksheet's present step (`advice_of`), then
+        work it out here if it is cheap, else in a forked child (web/forked.py), at most
+        CHILDREN at once."""
+        def run() -> Any:
+            advice = advice_of()
+            if advice.cheap:
+                return advice.run()
+            child = Forked(advice.run, ws.loaded)
+            self.children[key] = child
+            try:
+                with self.room:
+                    return child.run()
+            finally:
+                if self.children.get(key) is child:
+                    del self.children[key]
+                if child.loaded.dropped:  # the last hold on a game the cache let go of
+                    del advice, child
+                    give_back()
+
+        return run
+
+    def dropped(self, loaded: Any) -> None:
+        """The library let go of a game: the suggestions still worked out on it are
+        given up (their children killed), so that its memory goes back at once."""
+        for key, child in list(self.children.items()):
+            if child.loaded is loaded:
+                child.kill()
+                self.pending.pop(key, None)
+
+    def moved_on(self, ident: str, step: int) -> None:
+        """A page asked about session `ident` at `step`: the suggestions still worked out
+        for its other steps are given up (their children killed)."""
+        for key, child in list(self.children.items()):
+            if key[0] == ident and key[1] != step:
+                child.kill()
+                self.pending.pop(key, None)
+
+
+def _seen(work: asyncio.Future) -> None:
+    """Mark a finished work's error as seen: work given up is never awaited again."""
+    if not work.cancelled():
+        work.exception()
 
 
 class Analyses:

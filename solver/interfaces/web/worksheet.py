@@ -17,7 +17,8 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +48,23 @@ from sleuth.solver.strategies import STRATEGIES, Entropy, Strategy, make_strateg
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$")
 TOP_K = 5  # queries the page compares by default
 FEW = 50  # hypotheses left that the page lists, each with its probability
-AUTO = "auto"  # the page's default strategy: see Worksheet.suggest
+AUTO = "auto"  # the page's default strategy: see Worksheet.advice
 SAMPLED_BUDGET = 1.0  # seconds per suggestion on a set too large to list or to score
 # the first answer while a suggestion is worked out: sampled ISES scoring the partition
 # of a few sampled states (no hypothesis set listed in full), in a fraction of a second
 QUICK = {"strategy": "ises-sampled-partition", "states": 256, "budget": 0.3}
 SCORED_CELLS = 5 * 10**7  # (query x hypothesis) cells scored for one exhaustive suggestion
+CHEAP_CELLS = 2 * 10**6  # cells AUTO scores in a few milliseconds (MM(4,6): 1,296 x 1,296)
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A suggestion's work, taken at one step: `run()` answers it. `cheap` work holds the
+    interpreter for a few milliseconds at most (the server runs it on its thread, with
+    its warm caches); any other may hold it for seconds (the server forks for it)."""
+
+    run: Callable[[], Any]
+    cheap: bool
 
 
 class NotSaved(SleuthError):
@@ -143,7 +155,7 @@ class Worksheet:
             "params": {k: show_value(v) for k, v in self.game.model.params.items()},
             "steps": steps, "hypotheses": belief.size, "entropy_bits": belief.entropy_bits(),
             "grids": grids(marginals), "panels": panels(self.game, marginals),
-            "board": board(self.game, belief, self.events, self.loaded.candidates),
+            "board": board(self.game, belief, self.events, self.loaded.light),
             **self._left(belief), "over": over, "can_undo": bool(self.events),
             "can_redo": bool(self.redo)}
         return out
@@ -161,10 +173,13 @@ class Worksheet:
         return {"flat": flat, "few": few,
                 "likely": [] if flat or few is not None else shown(belief.top(5))}
 
+    def _ended(self) -> bool:
+        return ended(self.game, self.beliefs[-1], self.events[-1] if self.events else None)
+
     def _over(self) -> dict[str, Any] | None:
         """How the game ended, or None while it goes on."""
         belief = self.beliefs[-1]
-        if not ended(self.game, belief, self.events[-1] if self.events else None):
+        if not self._ended():
             return None
         asked = {a.name for a in self.game.model.queries}  # observations are not queries
         queries = sum(1 for e in self.events if e.action in asked)
@@ -240,26 +255,37 @@ class Worksheet:
 
     # -- advice
 
-    def suggest(self, strategy: str = AUTO, top: int = TOP_K,
-                options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The strategy's next query with its expected information gain (bits), and the
-        `top` queries of most expected gain to compare it with. AUTO: exhaustive ISES on a
-        set the kernels can list and score within SCORED_CELLS (query, hypothesis) pairs,
-        sampled ISES (SAMPLED_BUDGET seconds) on any other (scoring every query there
-        takes one model count per feedback, or, listed, far more kernel cells than a
-        suggestion can afford). The `top`
-        queries are scored where the suggestion could be, else not listed."""
+    def advice(self, strategy: str = AUTO, top: int = TOP_K,
+               options: dict[str, Any] | None = None) -> Advice:
+        """The suggestion at the present step, as work to run later: on this thread, or in
+        a forked child (web/forked.py), so the work reads what it is given and takes no
+        lock. It answers the strategy's next query with its expected information gain
+        (bits), and the `top` queries of most expected gain to compare it with. AUTO:
+        exhaustive ISES on a set the kernels can list and score within SCORED_CELLS
+        (query, hypothesis) pairs, sampled ISES (SAMPLED_BUDGET seconds) on any other
+        (scoring every query there takes one model count per feedback, or, listed, far
+        more kernel cells than a suggestion can afford). The `top` queries are scored
+        where the suggestion could be, else not listed. AUTO on at most CHEAP_CELLS
+        pairs is `cheap`."""
         with self.lock:
             self._fresh()
-            belief, events = self.beliefs[-1], len(self.events)
-        start = time.perf_counter()
-        if self._over_at(events):
-            return {"over": True, "suggestion": None, "top": [], "seconds": 0.0}
+            belief, events, over = self.beliefs[-1], len(self.events), self._ended()
+        if over:
+            return Advice(lambda: {"over": True, "suggestion": None, "top": [],
+                                   "seconds": 0.0}, cheap=True)
         if not self.game.model.queries:
-            return {"suggestion": None, "top": [], "strategy": None, "scored": False,
-                    "note": "this game has no queries to choose: record what is observed",
-                    "seconds": 0.0}
-        options = dict(options or {})
+            return Advice(lambda: {"suggestion": None, "top": [], "strategy": None,
+                                   "scored": False, "seconds": 0.0,
+                                   "note": "this game has no queries to choose: record "
+                                           "what is observed"}, cheap=True)
+        queries = sum(len(block.ranks) for block in self.loaded.light.blocks)
+        return Advice(lambda: self._suggestion(belief, events, strategy, top,
+                                               dict(options or {})),
+                      cheap=strategy == AUTO and belief.size * queries <= CHEAP_CELLS)
+
+    def _suggestion(self, belief: InformationSet, events: int, strategy: str, top: int,
+                    options: dict[str, Any]) -> dict[str, Any]:
+        start = time.perf_counter()
         scored = affordable(self.loaded.candidates, belief)
         if strategy == AUTO:
             chooser = self._auto(scored, options, events)
@@ -294,29 +320,30 @@ class Worksheet:
                     continue
             raise refused from None
 
-    def quick(self) -> dict[str, Any] | None:
-        """A first suggestion while the chosen strategy works (QUICK: a sampled pass on
-        the game's queries without their kept matrices), or None when the game is over;
-        `provisional` says it is not the strategy's answer."""
+    def first_guess(self) -> Advice:
+        """A first suggestion while the chosen strategy works, as work to run later (as
+        `advice`'s): QUICK, a sampled pass on the game's queries without their kept
+        matrices; None when the game is over. `provisional` says it is not the
+        strategy's answer."""
         with self.lock:
             self._fresh()
-            belief, events = self.beliefs[-1], len(self.events)
-        if self._over_at(events) or not self.game.model.queries:
-            return None
-        start = time.perf_counter()
-        options = {k: v for k, v in QUICK.items() if k != "strategy"}
-        chooser = make_strategy(QUICK["strategy"], self.loaded.light, seed=events, **options)
-        q = chooser.choose(belief)
-        return {"suggestion": self._query_json(q, None), "strategy": chooser.name,
-                "provisional": True, "seconds": round(time.perf_counter() - start, 4)}
+            belief, events, over = self.beliefs[-1], len(self.events), self._ended()
+        if over or not self.game.model.queries:
+            return Advice(lambda: None, cheap=True)
 
-    def _over_at(self, events: int) -> bool:
-        """Whether the game, still at `events` steps, is over."""
-        with self.lock:
-            return len(self.events) == events and self._over() is not None
+        def guess() -> dict[str, Any]:
+            start = time.perf_counter()
+            options = {k: v for k, v in QUICK.items() if k != "strategy"}
+            chooser = make_strategy(QUICK["strategy"], self.loaded.light, seed=events,
+                                    **options)
+            q = chooser.choose(belief)
+            return {"suggestion": self._query_json(q, None), "strategy": chooser.name,
+                    "provisional": True, "seconds": round(time.perf_counter() - start, 4)}
+
+        return Advice(guess, cheap=False)
 
     def _query_json(self, q: Query, gain: float | None) -> dict[str, Any]:
-        args = self.loaded.candidates.args(q)
+        args = self.loaded.light.args(q)
         return {"query": q.action, "args": {k: show_value(v) for k, v in args.items()},
                 "text": " ".join([q.action, *(f"{k}={format_value(v)}"
                                               for k, v in args.items())]),
@@ -413,5 +440,5 @@ def list_sessions(library: Library, sessions: Path, offset: int = 0, limit: int 
     return {"sessions": out, "total": len(stamped), "offset": offset, "limit": limit}
 
 
-__all__ = ["NotSaved", "Worksheet", "expected_gains", "list_sessions", "new_session",
+__all__ = ["Advice", "NotSaved", "Worksheet", "expected_gains", "list_sessions", "new_session",
            "open_worksheet"]
