@@ -171,3 +171,12 @@ def advised(client, path: str, wait: float = 120.0):
         time.sleep(0.1)
         answer = client.get(path)
     return answer
+
+
+def alive(pid: int | str) -> bool:
+    """Whether the process runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return not any(line.startswith("State:") and "Z" in line for line in f)
+    except OSError:
+        return False

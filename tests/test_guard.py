@@ -16,6 +16,7 @@ from sleuth.compiler.api import BackendError
 from sleuth.compiler.cnf import projected_count
 from sleuth.compiler.guard import in_child, limited
 from sleuth.solver.interfaces.cli import main
+from tests.conftest import alive
 
 # (x1 or x2) and (not x1 or x3): 4 models over x1..x3; projected onto x1, x2: 3
 CLAUSES, VARIABLES = [[1, 2], [-1, 3]], 3
@@ -120,15 +121,7 @@ def test_a_child_dies_with_its_parent():
     parent.kill()
     parent.wait()
     time.sleep(0.5)
-
-    def running(pid: str) -> bool:
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                return not any(line.startswith("State:") and "Z" in line for line in f)
-        except OSError:
-            return False
-
-    assert children and not any(running(c) for c in children)
+    assert children and not any(alive(c) for c in children)
 
 
 def test_a_lock_held_across_the_fork_is_free_in_the_child():

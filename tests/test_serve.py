@@ -21,7 +21,7 @@ import sleuth
 from sleuth.solver.interfaces.cli import cli
 from sleuth.solver.interfaces.web.app import create_app
 from sleuth.solver.interfaces.web.library import MAX_UPLOAD
-from tests.conftest import ROOT, advised
+from tests.conftest import ROOT, advised, alive
 
 pytestmark = pytest.mark.e2e  # the second tier: end to end
 
@@ -539,15 +539,6 @@ def test_a_suggestion_for_a_step_left_behind_is_given_up(client, monkeypatch):
         time.sleep(0.02)
     assert not alive(pid) and time.perf_counter() - start < 1.0
     assert key not in sessions.children and os.getpid() != pid
-
-
-def alive(pid: int) -> bool:
-    """Whether the process runs (a zombie, killed and not yet reaped, does not)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            return not any(line.startswith("State:") and "Z" in line for line in f)
-    except OSError:
-        return False
 
 
 def test_what_the_child_computes_for_the_game_is_kept_by_the_server(client):

@@ -380,20 +380,20 @@ class Sessions:
 
     def dropped(self, loaded: Any) -> None:
         """The library let go of a game: the suggestions still worked out on it are
-        given up (their children killed), so that its memory goes back at once."""
-        for key, child in list(self.children.items()):
-            if child.loaded is loaded:
-                child.kill()
-                self.pending.pop(key, None)
+        given up, so that its memory goes back at once."""
+        self.give_up(lambda key, child: child.loaded is loaded)
 
     def moved_on(self, ident: str, step: int) -> None:
         """A page asked about session `ident` at `step`: the suggestions still worked out
-        for its other steps are given up (their children killed)."""
+        for its other steps are given up."""
+        self.give_up(lambda key, child: key[0] == ident and key[1] != step)
+
+    def give_up(self, which: Callable[[tuple, Forked], bool]) -> None:
+        """Kill the children of the pending work `which` picks, and forget that work."""
         for key, child in list(self.children.items()):
-            if key[0] == ident and key[1] != step:
+            if which(key, child):
                 child.kill()
                 self.pending.pop(key, None)
-
 
 def _seen(work: asyncio.Future) -> None:
     """Mark a finished work's error as seen: work given up is never awaited again."""
