@@ -559,7 +559,7 @@ def test_what_the_child_computes_for_the_game_is_kept_by_the_server(client):
         return {k: v for k, v in game.memo.own().items() if k[0] == "matrix"}
 
     assert not matrices()  # the page's state needs none: the server never built one
-    assert client.get(f"/api/sessions/{sid}/suggest?strategy=entropy").status_code == 200
+    assert advised(client, f"/api/sessions/{sid}/suggest?strategy=entropy").status_code == 200
     kept = matrices()
     assert kept, sorted(map(str, game.memo.own()))
     fresh = sleuth.load("counterfeit-coin")
